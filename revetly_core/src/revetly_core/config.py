@@ -1,0 +1,203 @@
+"""revetly.toml: the instance's declared configuration, validated at the boundary."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from revetly_core.ids import DEFAULT_FAMILIES
+from revetly_core.model import ARTIFACT_TYPES, DEFAULT_PARENTS, WORK_ITEM_TYPES
+from revetly_core.refusal import Refusal
+
+CONFIG_FILE = "revetly.toml"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class InstanceSection(_Strict):
+    name: str = "revetly"
+    default_project: str | None = None
+
+
+class ProjectConfig(_Strict):
+    imports: list[str] = Field(default_factory=list)
+    paths: list[str] = Field(default_factory=list)
+    """Folders of the instance repo whose artifacts belong to this project (empty: the default)."""
+
+
+class RepositoryConnector(_Strict):
+    paths: list[str] = Field(default_factory=lambda: ["backlog", "notes", "records"])
+    max_file_bytes: int = Field(default=1_000_000, gt=0)
+
+    @field_validator("paths")
+    @classmethod
+    def _relative(cls, value: list[str]) -> list[str]:
+        for p in value:
+            if Path(p).is_absolute() or ".." in Path(p).parts:
+                raise ValueError(f"{p!r} must be a folder inside the instance repository")
+        return value
+
+
+class CommitsConnector(_Strict):
+    name: str
+    path: str
+    since: dt.date | None = None
+    project: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError("use letters, digits, '.', '_' or '-'")
+        return value
+
+
+class ConnectorsSection(_Strict):
+    repository: RepositoryConnector = Field(default_factory=RepositoryConnector)
+    commits: list[CommitsConnector] = Field(default_factory=list)
+
+
+class IdsSection(_Strict):
+    families: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_FAMILIES))
+
+    @field_validator("families")
+    @classmethod
+    def _families(cls, value: dict[str, str]) -> dict[str, str]:
+        for prefix, typ in value.items():
+            if not re.fullmatch(r"[A-Z][A-Z0-9]*", prefix):
+                raise ValueError(f"family {prefix!r} must be upper-case letters and digits")
+            if typ not in ARTIFACT_TYPES:
+                raise ValueError(f"family {prefix!r} names unknown type {typ!r}")
+        return value
+
+
+class BacklogSection(_Strict):
+    parents: dict[str, list[str]] = Field(
+        default_factory=lambda: {k: list(v) for k, v in DEFAULT_PARENTS.items()}
+    )
+
+    @field_validator("parents")
+    @classmethod
+    def _parents(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for child, parents in value.items():
+            for t in (child, *parents):
+                if t not in WORK_ITEM_TYPES:
+                    raise ValueError(f"{t!r} is not a work item type ({', '.join(WORK_ITEM_TYPES)})")
+        return value
+
+
+class ExtractionSection(_Strict):
+    aliases: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class ReadSection(_Strict):
+    budget: int = Field(default=32_768, ge=1_024)
+
+
+class Config(_Strict):
+    """The whole of revetly.toml. Unknown keys are refused, so a typo is never ignored."""
+
+    instance: InstanceSection = Field(default_factory=InstanceSection)
+    projects: dict[str, ProjectConfig] = Field(default_factory=dict)
+    connectors: ConnectorsSection = Field(default_factory=ConnectorsSection)
+    ids: IdsSection = Field(default_factory=IdsSection)
+    backlog: BacklogSection = Field(default_factory=BacklogSection)
+    extraction: ExtractionSection = Field(default_factory=ExtractionSection)
+    ranking: dict[str, float] = Field(default_factory=dict)
+    read: ReadSection = Field(default_factory=ReadSection)
+
+    @model_validator(mode="after")
+    def _cross(self) -> Config:
+        names = set(self.projects)
+        for name, project in self.projects.items():
+            if not _NAME.match(name):
+                raise ValueError(f"projects.{name}: use letters, digits, '.', '_' or '-'")
+            for imp in project.imports:
+                if imp not in names:
+                    raise ValueError(f"projects.{name}.imports names unknown project {imp!r}")
+        default = self.instance.default_project
+        if default is not None and names and default not in names:
+            raise ValueError(f"instance.default_project {default!r} is not under [projects]")
+        seen: set[str] = set()
+        for c in self.connectors.commits:
+            if c.name in seen:
+                raise ValueError(f"connectors.commits: two repositories are named {c.name!r}")
+            seen.add(c.name)
+            if c.project is not None and names and c.project not in names:
+                raise ValueError(f"connectors.commits {c.name!r}: unknown project {c.project!r}")
+        return self
+
+    @property
+    def default_project(self) -> str:
+        """The project an artifact belongs to when nothing else says."""
+        if self.instance.default_project:
+            return self.instance.default_project
+        if self.projects:
+            return sorted(self.projects)[0]
+        return self.instance.name
+
+    @property
+    def project_names(self) -> list[str]:
+        return sorted(self.projects) or [self.default_project]
+
+    def project_for_path(self, rel_path: str) -> str:
+        """The project a repository file belongs to: the longest declared folder holding it."""
+        best, best_len = self.default_project, -1
+        for name, project in self.projects.items():
+            for folder in project.paths:
+                prefix = folder.strip("/") + "/"
+                if rel_path.startswith(prefix) and len(prefix) > best_len:
+                    best, best_len = name, len(prefix)
+        return best
+
+
+def _setting_of(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(p) for p in loc) or "(root)"
+
+
+def parse_config(data: dict[str, Any], origin: str = CONFIG_FILE) -> Config:
+    """Validate a parsed revetly.toml; a bad setting is refused naming it and the fix."""
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        setting = _setting_of(err["loc"])
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            fix = f"remove or rename {setting!r}; see docs/configuration.md for the settings"
+        else:
+            fix = f"correct {setting!r} in {origin}; see docs/configuration.md"
+        raise Refusal(
+            "refused", f"{origin}: {setting}: {msg}", fix, {"setting": setting}
+        ) from None
+
+
+def load_config(instance_root: Path) -> Config:
+    """Read and validate the instance's revetly.toml."""
+    path = instance_root / CONFIG_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise Refusal(
+            "no-instance",
+            f"{instance_root} has no {CONFIG_FILE}",
+            "run `revetly init PATH` or point --instance at an instance",
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise Refusal("refused", f"cannot read {path}: {exc}", "check the file") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise Refusal(
+            "refused", f"{CONFIG_FILE} is not valid TOML: {exc}", f"fix the syntax of {path}",
+            {"setting": "(file)"},
+        ) from None
+    return parse_config(data)

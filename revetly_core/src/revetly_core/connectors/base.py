@@ -1,0 +1,91 @@
+"""The protocol every source connector implements, and what one read of a source yields."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from revetly_core.model import Artifact, HistoryEntry
+
+Progress = Callable[[str, int, int], None]
+"""progress(phase, done, total): how far a long read has got."""
+
+
+def no_progress(phase: str, done: int, total: int) -> None:
+    """The default progress sink: says nothing."""
+
+
+@dataclass(frozen=True)
+class FileProblem:
+    """A source file that breaks the schema: named by check, skipped by the pass."""
+
+    source: str
+    path: str
+    code: str
+    detail: str
+    blob: str | None = None
+
+    def payload(self) -> dict[str, Any]:
+        return {"source": self.source, "path": self.path, "code": self.code, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Removal:
+    """An artifact the source no longer has, and which clock dates the removal."""
+
+    artifact_id: str
+    deleted_at: str | None
+    clock: str
+    note: str | None = None
+
+
+@dataclass
+class SourceBatch:
+    """What one read of a source found: changed artifacts, removals, history and its state."""
+
+    source: str
+    upserts: list[Artifact] = field(default_factory=list)
+    removals: list[Removal] = field(default_factory=list)
+    history: list[HistoryEntry] = field(default_factory=list)
+    problems: list[FileProblem] = field(default_factory=list)
+    cleared_paths: set[str] = field(default_factory=set)
+    """Paths re-read by this batch: their previous problems no longer hold unless re-reported."""
+    cursor: dict[str, Any] = field(default_factory=dict)
+    floor: str | None = None
+    gaps: list[str] = field(default_factory=list)
+    partial: bool = False
+    complete: bool = True
+    """True when the read covered the whole source (a full listing), not a window of it."""
+    read_count: int = 0
+
+
+@dataclass(frozen=True)
+class KnownArtifact:
+    """What the store already holds for one artifact of a source: enough to detect change."""
+
+    id: str
+    path: str | None
+    blob: str | None
+    deleted: bool
+    deleted_at: str | None
+    deleted_clock: str | None
+
+
+class Connector(Protocol):
+    """A source of artifacts. ``read`` never raises for one bad file: it reports a problem."""
+
+    source_id: str
+    project: str
+
+    def read(
+        self,
+        known: dict[str, KnownArtifact],
+        cursor: dict[str, Any],
+        *,
+        full: bool,
+        now: str,
+        progress: Progress = no_progress,
+    ) -> SourceBatch:
+        """Read what changed since ``cursor`` (everything when ``full``)."""
+        ...

@@ -1,0 +1,127 @@
+"""The commits connector: a declared code repository's commits, read with pygit2."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from pathlib import Path
+from typing import Any
+
+from revetly_core.config import CommitsConnector as CommitsSettings
+from revetly_core.connectors.base import KnownArtifact, Progress, SourceBatch, no_progress
+from revetly_core.connectors.gittime import commit_subject_body, commit_time
+from revetly_core.model import COMMIT_TYPE, Artifact
+
+log = logging.getLogger("revetly.connectors.commits")
+
+MAX_FILES_PER_COMMIT = 200
+"""A commit touching more files than this keeps the first ones and counts the rest."""
+
+
+def commits_source_id(name: str) -> str:
+    """The source id of a declared code repository: ``commits/<name>``."""
+    return f"commits/{name}"
+
+
+class CommitsConnector:
+    """Reads every commit reachable from a repository's HEAD, back to the declared floor."""
+
+    def __init__(self, instance_root: Path, settings: CommitsSettings, project: str) -> None:
+        self.settings = settings
+        self.source_id = commits_source_id(settings.name)
+        self.project = settings.project or project
+        path = Path(settings.path).expanduser()
+        self.path = path if path.is_absolute() else (instance_root / path).resolve()
+
+    def read(
+        self,
+        known: dict[str, KnownArtifact],
+        cursor: dict[str, Any],
+        *,
+        full: bool,
+        now: str,
+        progress: Progress = no_progress,
+    ) -> SourceBatch:
+        import pygit2
+
+        batch = SourceBatch(source=self.source_id)
+        floor = self.settings.since
+        batch.floor = floor.isoformat() if floor else None
+        try:
+            repo = pygit2.Repository(str(self.path))
+        except pygit2.GitError as exc:
+            raise RuntimeError(f"{self.path} is not a readable git repository: {exc}") from exc
+        if repo.head_is_unborn:
+            batch.cursor = {"head": None}
+            return batch
+        head = repo.head.target
+        walker = repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME)
+        prior = None if full else cursor.get("head")
+        if prior and cursor.get("since") == batch.floor:
+            try:
+                if str(head) == prior or repo.descendant_of(head, prior):
+                    walker.hide(prior)
+                    batch.complete = False
+            except (pygit2.GitError, ValueError, KeyError):
+                log.info("%s: prior head %s is gone; re-reading all", self.source_id, prior)
+        floor_ts = (
+            dt.datetime.combine(floor, dt.time(), tzinfo=dt.UTC).timestamp() if floor else None
+        )
+        for i, commit in enumerate(walker):
+            if i % 200 == 0:
+                progress(f"read {self.source_id}", i, 0)
+            if floor_ts is not None and commit.author.time < floor_ts:
+                continue
+            batch.upserts.append(self._artifact(repo, commit))
+        batch.read_count = len(batch.upserts)
+        batch.cursor = {"head": str(head), "since": batch.floor}
+        if batch.complete:
+            seen = {a.id for a in batch.upserts}
+            from revetly_core.connectors.base import Removal
+
+            for k in sorted(known.values(), key=lambda k: k.id):
+                if not k.deleted and k.id not in seen:
+                    batch.removals.append(
+                        Removal(k.id, now, "found", "no longer reachable from the repository HEAD")
+                    )
+        return batch
+
+    def _artifact(self, repo: Any, commit: Any) -> Artifact:
+        subject, body = commit_subject_body(commit.message)
+        files = self._files(repo, commit)
+        at = commit_time(commit)
+        metadata: dict[str, Any] = {
+            "repository": self.settings.name,
+            "author": commit.author.name,
+            "author_email": commit.author.email,
+            "files": files[:MAX_FILES_PER_COMMIT],
+            "declared": {},
+        }
+        if len(files) > MAX_FILES_PER_COMMIT:
+            metadata["files_more"] = len(files) - MAX_FILES_PER_COMMIT
+        if len(commit.parents) > 1:
+            metadata["merge"] = True
+        sha = str(commit.id)
+        return Artifact(
+            id=sha,
+            type=COMMIT_TYPE,
+            title=subject,
+            source=self.source_id,
+            project=self.project,
+            body=body,
+            owner=commit.author.name,
+            metadata=metadata,
+            source_path=f"{self.settings.name}@{sha[:12]}",
+            source_uri=f"{self.settings.name}@{sha}",
+            blob=sha,
+            created_at=at,
+            source_updated_at=at,
+        )
+
+    @staticmethod
+    def _files(repo: Any, commit: Any) -> list[str]:
+        if commit.parents:
+            diff = repo.diff(commit.parents[0].tree, commit.tree)
+        else:
+            diff = commit.tree.diff_to_tree(swap=True)
+        return sorted({d.new_file.path or d.old_file.path for d in diff.deltas})

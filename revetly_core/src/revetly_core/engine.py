@@ -1,0 +1,73 @@
+"""The engine facade: one object per instance whose methods are the tools and commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from revetly_core.config import Config, load_config
+from revetly_core.connectors.base import Progress, no_progress
+from revetly_core.instance.layout import InstancePaths, locate_instance
+from revetly_core.instance.scaffold import scaffold_instance
+from revetly_core.store.db import Store
+from revetly_core.store.graph import GraphCache
+from revetly_core.store.keyword import KeywordIndex
+
+
+class Engine:
+    """An opened instance: its configuration, paths and CONTEXT handles."""
+
+    def __init__(self, root: Path, config: Config) -> None:
+        self.root = root
+        self.config = config
+        self.paths = InstancePaths(root)
+        self.graphs = GraphCache()
+
+    @classmethod
+    def open(cls, instance: str | Path | None = None) -> Engine:
+        """Find the instance (--instance, REVETLY_INSTANCE, or upward from cwd) and load it."""
+        root = locate_instance(instance)
+        return cls(root, load_config(root))
+
+    @staticmethod
+    def init(path: str | Path, commits: list[str] | None = None) -> dict[str, Any]:
+        """Scaffold a new instance; the payload says what was created."""
+        return scaffold_instance(Path(path), commits)
+
+    def _store(self) -> Store:
+        return Store(self.paths.db, readonly=True)
+
+    def sync(self, *, full: bool = False, progress: Progress = no_progress) -> dict[str, Any]:
+        """Run a read pass and return what it did."""
+        from revetly_core.ingest.readpass import run_pass
+
+        return run_pass(self.root, self.config, full=full, progress=progress).payload()
+
+    def context_health(self) -> dict[str, Any]:
+        """Whether the last pass landed, per source, and what CONTEXT holds."""
+        from revetly_core.reads.health import context_health
+
+        store = self._store()
+        try:
+            return context_health(self.config, store, KeywordIndex(self.paths.index))
+        finally:
+            store.close()
+
+    def check(self) -> dict[str, Any]:
+        """Every file that breaks the schema and every declared link CONTEXT does not hold."""
+        from revetly_core.reads.check import check_instance
+
+        store = Store(self.paths.db, readonly=True) if self.paths.db.exists() else None
+        try:
+            return check_instance(self.root, self.config, store)
+        finally:
+            if store is not None:
+                store.close()
+
+    def graph(self) -> Any:
+        """The networkx graph of live links at the current corpus revision."""
+        store = self._store()
+        try:
+            return self.graphs.get(store)
+        finally:
+            store.close()

@@ -1,0 +1,161 @@
+"""The deterministic linker: declared links, ids named in prose, and titles named in prose."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from revetly_core.ids import IdFinder, IdKey, IdResolver, id_key
+from revetly_core.model import COMMIT_TYPE, RELATION_OF_FIELD, Artifact, Link
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+MIN_TITLE_TOKENS = 2
+MIN_TITLE_CHARS = 8
+"""A title shorter than this (or of one word) is too common a phrase to count as a mention."""
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case word tokens: the unit a title mention is matched in."""
+    return _TOKEN.findall(text.lower())
+
+
+def key_text(key: IdKey) -> str:
+    """The stable text form of an id key, kept on a link to re-resolve it later."""
+    return f"{key.family}:{key.number}"
+
+
+def mention_phrases(artifact: Artifact) -> list[tuple[str, ...]]:
+    """The token sequences a body must contain whole to mention this artifact."""
+    if artifact.type == COMMIT_TYPE:
+        return []
+    out: list[tuple[str, ...]] = []
+    title = tuple(tokens(artifact.title))
+    if len(title) >= MIN_TITLE_TOKENS and len(" ".join(title)) >= MIN_TITLE_CHARS:
+        out.append(title)
+    for alias in artifact.aliases:
+        seq = tuple(tokens(alias))
+        if seq and len(" ".join(seq)) >= 3:
+            out.append(seq)
+    return out
+
+
+class TitleIndex:
+    """Every mentionable phrase, keyed by its first token, to scan a body in one pass."""
+
+    def __init__(self) -> None:
+        self.by_phrase: dict[tuple[str, ...], set[str]] = {}
+        self.lengths: dict[str, set[int]] = {}
+
+    def add(self, artifact_id: str, phrases: Iterable[tuple[str, ...]]) -> None:
+        for phrase in phrases:
+            self.by_phrase.setdefault(phrase, set()).add(artifact_id)
+            self.lengths.setdefault(phrase[0], set()).add(len(phrase))
+
+    def found_in(self, body_tokens: list[str]) -> set[str]:
+        """Ids of every artifact whose title or alias appears whole in the tokens."""
+        found: set[str] = set()
+        lengths = self.lengths
+        by_phrase = self.by_phrase
+        n = len(body_tokens)
+        for i, tok in enumerate(body_tokens):
+            lens = lengths.get(tok)
+            if not lens:
+                continue
+            for length in lens:
+                if i + length <= n:
+                    hit = by_phrase.get(tuple(body_tokens[i : i + length]))
+                    if hit:
+                        found.update(hit)
+        return found
+
+
+def contains_phrase(body_tokens: list[str], phrase: tuple[str, ...]) -> bool:
+    """True when the phrase's tokens stand contiguously in the body's tokens."""
+    length = len(phrase)
+    first = phrase[0]
+    return any(
+        tok == first and tuple(body_tokens[i : i + length]) == phrase
+        for i, tok in enumerate(body_tokens)
+    )
+
+
+class Linker:
+    """States the links of one artifact from its own fields and prose, given what CONTEXT holds."""
+
+    def __init__(self, families: Iterable[str], resolver: IdResolver, titles: TitleIndex) -> None:
+        self.finder = IdFinder(families)
+        self.resolver = resolver
+        self.titles = titles
+        self.dst_keys: dict[str, str] = {}
+
+    def _target(self, written: str) -> str:
+        key = id_key(written)
+        if key is None:
+            return written.strip()
+        width = len(written.strip().split("-")[-1]) if "-" in written else 0
+        dst = self.resolver.spell(key, width)
+        self.dst_keys[dst] = key_text(key)
+        return dst
+
+    def declared_links(self, a: Artifact) -> list[Link]:
+        """Links the artifact's frontmatter declares, each with method 'declared'."""
+        declared: dict[str, Any] = a.metadata.get("declared", {})
+        out: list[Link] = []
+        for fld, value in declared.items():
+            relation = RELATION_OF_FIELD[fld]
+            if fld == "revises":
+                for entry in value:
+                    detail: list[tuple[str, Any]] = []
+                    if entry.get("criteria"):
+                        detail.append(("criteria", tuple(entry["criteria"])))
+                    if entry.get("criteria_fp"):
+                        detail.append(("criteria_fp", tuple(entry["criteria_fp"])))
+                    out.append(Link(a.id, self._target(entry["id"]), relation, "declared",
+                                    tuple(detail)))
+            elif fld == "implemented_by":
+                for sha in value:
+                    out.append(Link(a.id, str(sha).strip().lower(), relation, "declared"))
+            else:
+                for target in value if isinstance(value, list) else [value]:
+                    out.append(Link(a.id, self._target(str(target)), relation, "declared"))
+        return out
+
+    def id_refs(self, a: Artifact) -> list[tuple[IdKey, str, int]]:
+        """(key, where, width) of every id the artifact's prose names: subject or body."""
+        found: dict[IdKey, tuple[str, int]] = {}
+        parts = [("subject", a.title), ("body", a.body)] if a.type == COMMIT_TYPE else [
+            ("body", a.body)]
+        for where, text in parts:
+            for fam, first, last, width in self.finder.spans(text):
+                for n in range(first, last + 1):
+                    found.setdefault(IdKey(fam, n), (where, width))
+        return [(k, w, width) for k, (w, width) in found.items()]
+
+    def links_of(self, a: Artifact) -> list[Link]:
+        """Every link the artifact states: declared, then explicit-ref, then title-mention."""
+        declared = self.declared_links(a)
+        declared_dsts = {l.dst for l in declared}
+        own = id_key(a.id)
+        out = list(declared)
+        named_keys: set[IdKey] = set()
+        for key, where, width in self.id_refs(a):
+            named_keys.add(key)
+            if key == own:
+                continue
+            dst = self.resolver.spell(key, width)
+            self.dst_keys[dst] = key_text(key)
+            if dst in declared_dsts:
+                continue
+            detail = (("in", where),) if a.type == COMMIT_TYPE else ()
+            out.append(Link(a.id, dst, "references", "explicit-ref", detail))
+        if a.type != COMMIT_TYPE:
+            for dst in sorted(self.titles.found_in(tokens(a.body))):
+                key = id_key(dst)
+                if dst == a.id or (key is not None and key in named_keys) or dst in declared_dsts:
+                    continue
+                out.append(Link(a.id, dst, "mentions", "title-mention"))
+        unique: dict[tuple[str, str, str, str], Link] = {}
+        for link in out:
+            unique.setdefault((link.src, link.dst, link.relation, link.method), link)
+        return list(unique.values())

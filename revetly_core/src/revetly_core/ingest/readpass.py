@@ -1,0 +1,341 @@
+"""The read pass: every source read, linked and stored as one new corpus revision."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock, Timeout
+
+from revetly_core.config import Config
+from revetly_core.connectors.base import Connector, Progress, SourceBatch, no_progress
+from revetly_core.connectors.commits import CommitsConnector
+from revetly_core.connectors.repository import RepositoryConnector
+from revetly_core.ids import IdResolver, id_key
+from revetly_core.ingest.linker import Linker, TitleIndex, contains_phrase, key_text, tokens
+from revetly_core.ingest.statements import statement_rows
+from revetly_core.instance.layout import InstancePaths
+from revetly_core.model import COMMIT_TYPE, Artifact, Link
+from revetly_core.refusal import Refusal
+from revetly_core.store.db import Store
+from revetly_core.store.keyword import KeywordIndex
+
+log = logging.getLogger("revetly.ingest")
+
+
+def utc_now() -> str:
+    """The ingest clock: now, as an ISO-8601 UTC string to the second."""
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+
+
+@dataclass
+class PassResult:
+    """What one pass did: its outcome, revision and counts per source."""
+
+    pass_id: int
+    outcome: str
+    full: bool
+    revision: int
+    started_at: str
+    ended_at: str
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    changed: dict[str, int] = field(default_factory=dict)
+    problems: int = 0
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "pass_id": self.pass_id, "outcome": self.outcome, "full": self.full,
+            "corpus_revision": self.revision, "started_at": self.started_at,
+            "ended_at": self.ended_at, "changed": self.changed, "sources": self.sources,
+            "problems": self.problems,
+        }
+
+
+def connectors_for(root: Path, config: Config) -> list[Connector]:
+    """The instance's declared sources, repository first, then each commits repository."""
+    out: list[Connector] = [RepositoryConnector(root, config)]
+    out.extend(CommitsConnector(root, c, config.default_project) for c in config.connectors.commits)
+    return out
+
+
+def run_pass(
+    root: Path,
+    config: Config,
+    *,
+    full: bool = False,
+    progress: Progress = no_progress,
+    clock: Callable[[], str] = utc_now,
+    connectors: list[Connector] | None = None,
+) -> PassResult:
+    """Read every source into CONTEXT. One pass at a time; a failed pass changes nothing."""
+    paths = InstancePaths(root)
+    paths.state.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(paths.lock))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise Refusal(
+            "busy", "another read pass is running on this instance",
+            "wait for it to finish, then run `revetly sync` again",
+        ) from None
+    try:
+        store = Store(paths.db)
+        try:
+            return _run_locked(root, config, store, KeywordIndex(paths.index), full=full,
+                               progress=progress, clock=clock,
+                               connectors=connectors or connectors_for(root, config))
+        finally:
+            store.close()
+    finally:
+        lock.release()
+
+
+def _run_locked(
+    root: Path, config: Config, store: Store, index: KeywordIndex, *, full: bool,
+    progress: Progress, clock: Callable[[], str], connectors: list[Connector],
+) -> PassResult:
+    started = clock()
+    index_torn = index.revision() != store.revision or not paths_exist(index)
+    full = full or store.revision == 0
+    pass_id = store.start_pass(started, full)
+    batches: list[tuple[Connector, SourceBatch, str, str]] = []
+    failed: list[dict[str, Any]] = []
+    for connector in connectors:
+        src_started = clock()
+        try:
+            batch = connector.read(
+                store.known(connector.source_id), store.source_state(connector.source_id),
+                full=full, now=started, progress=progress,
+            )
+        except Exception as exc:  # one unreadable source never stops the others
+            log.warning("source %s failed: %s", connector.source_id, exc)
+            failed.append({"source": connector.source_id, "project": connector.project,
+                           "started": src_started, "error": str(exc)})
+            continue
+        batches.append((connector, batch, src_started, clock()))
+    try:
+        with store.transaction():
+            changed, prior_ids, counts = _apply(store, config, batches, full=full, now=started,
+                                     progress=progress)
+            revision = store.revision + (1 if (changed or full) else 0)
+            store.set_meta("corpus_revision", str(revision))
+            ended = clock()
+            source_rows = _record_sources(store, pass_id, batches, failed, counts, ended)
+            outcome = "succeeded" if not failed else "degraded"
+            totals = {k: sum(c.get(k, 0) for c in counts.values())
+                      for k in ("added", "updated", "deleted")}
+            store.end_pass(pass_id, ended, outcome, revision, totals)
+    except Exception as exc:
+        ended = clock()
+        detail = f"{type(exc).__name__}: {exc}"
+        log.error("read pass failed: %s\n%s", detail, traceback.format_exc())
+        store.end_pass(pass_id, ended, "failed", store.revision, {}, detail)
+        for connector, batch, s, e in batches:
+            store.ledger_entry(pass_id, connector.source_id, started=s, ended=e, outcome="failed",
+                               counts={}, floor=batch.floor, gaps=batch.gaps,
+                               partial=batch.partial, note=detail)
+        raise Refusal(
+            "pass-failed", f"the read pass failed and CONTEXT still serves revision "
+            f"{store.revision}: {detail}", "fix the cause, then run `revetly sync` again",
+        ) from exc
+    try:
+        _update_index(store, index, changed, prior_ids, full=full or index_torn,
+                      revision=revision, progress=progress)
+    except Exception as exc:  # the index is a cache: the next pass sees it torn and rebuilds it
+        log.warning("keyword index update failed (rebuilt on the next pass): %s", exc)
+    return PassResult(pass_id, outcome, full, revision, started, ended, source_rows, totals,
+                      len(store.problems()))
+
+
+def paths_exist(index: KeywordIndex) -> bool:
+    return index.directory.is_dir()
+
+
+def _apply(
+    store: Store, config: Config, batches: list[tuple[Connector, SourceBatch, str, str]], *,
+    full: bool, now: str, progress: Progress,
+) -> tuple[set[str], set[str], dict[str, dict[str, int]]]:
+    """Write every batch and re-link what it touched; returns the ids whose record changed."""
+    changed: set[str] = set()
+    prior_ids: set[str] = set()
+    counts: dict[str, dict[str, int]] = {}
+    old_phrases: dict[str, list[tuple[str, ...]]] = {}
+    for connector, batch, _s, _e in batches:
+        known = store.known(batch.source)
+        c = {"read": batch.read_count, "added": 0, "updated": 0, "deleted": 0,
+             "problems": len(batch.problems)}
+        for a in batch.upserts:
+            prior = known.get(a.id)
+            if prior is None:
+                c["added" if not a.deleted else "deleted"] += 1
+            elif a.deleted and not prior.deleted:
+                c["deleted"] += 1
+            else:
+                c["updated"] += 1
+            if prior is not None:
+                prior_ids.add(a.id)
+                old = store.get(a.id)
+                if old is not None:
+                    old_phrases[a.id] = _phrases(old)
+            changed.add(a.id)
+        ingested = now
+        store.upsert_artifacts(batch.upserts, ingested)
+        for r in batch.removals:
+            prior = known.get(r.artifact_id)
+            if prior is not None and not prior.deleted:
+                store.mark_deleted(r.artifact_id, r.deleted_at, r.clock, r.note)
+                c["deleted"] += 1
+                changed.add(r.artifact_id)
+        if full and connector.source_id == "repository":
+            store.clear_history(batch.source)
+        store.add_history(batch.source, batch.history)
+        store.fill_times_from_history(batch.source, [a.id for a in batch.upserts])
+        store.replace_problems(batch.source, batch.cleared_paths, batch.problems, full=full)
+        counts[batch.source] = c
+    _relink(store, config, changed, old_phrases, full=full, now=now, progress=progress)
+    upserted = [i for i in changed]
+    stmt_rows = []
+    for a in store.artifacts(f"id IN ({','.join('?' * len(upserted))})" if upserted else "0",
+                             tuple(upserted)):
+        stmt_rows.extend(statement_rows(a))
+    store.replace_statements(upserted, stmt_rows)
+    return changed, prior_ids, counts
+
+
+def _phrases(a: Artifact) -> list[tuple[str, ...]]:
+    from revetly_core.ingest.linker import mention_phrases
+
+    return mention_phrases(a)
+
+
+def _relink(
+    store: Store, config: Config, changed: set[str], old_phrases: dict[str, list[tuple[str, ...]]],
+    *, full: bool, now: str, progress: Progress,
+) -> None:
+    """Re-state the links of every artifact whose links could have changed."""
+    from revetly_core.ingest.linker import mention_phrases
+
+    resolver = IdResolver(store.all_ids())
+    titles = TitleIndex()
+    phrases_now: dict[str, list[tuple[str, ...]]] = {}
+    for row in store.conn.execute(
+        "SELECT id, type, title, aliases FROM artifacts WHERE type != ?", (COMMIT_TYPE,)
+    ):
+        import json
+
+        a = Artifact(id=row[0], type=row[1], title=row[2], source="", project="",
+                     aliases=json.loads(row[3]))
+        ph = mention_phrases(a)
+        phrases_now[a.id] = ph
+        titles.add(a.id, ph)
+    linker = Linker(config.ids.families, resolver, titles)
+
+    if full:
+        affected = set(store.all_ids())
+    else:
+        affected = set(changed)
+        # Titles that appeared, changed or vanished: bodies naming them, old or new, re-link.
+        moved: list[tuple[str, ...]] = []
+        for aid in changed:
+            before = set(old_phrases.get(aid, []))
+            after = set(phrases_now.get(aid, []))
+            if before != after:
+                moved.extend(before ^ after)
+                for row in store.conn.execute(
+                    "SELECT src FROM links WHERE dst=? AND method='title-mention' "
+                    "AND invalid_at IS NULL", (aid,),
+                ):
+                    affected.add(row[0])
+        for phrase in sorted(set(moved)):
+            probe = max(phrase, key=len)
+            for row in store.conn.execute(
+                "SELECT id, body FROM artifacts WHERE type != ? AND instr(lower(body), ?) > 0",
+                (COMMIT_TYPE, probe),
+            ):
+                if row[0] not in affected and contains_phrase(tokens(row[1]), phrase):
+                    affected.add(row[0])
+        # Links written against an id CONTEXT did not hold yet now point at the held spelling.
+        for aid in changed:
+            key = id_key(aid)
+            if key is not None:
+                store.conn.execute(
+                    "UPDATE OR REPLACE links SET dst=? WHERE dst_key=? AND dst != ?",
+                    (aid, key_text(key), aid),
+                )
+
+    ids = sorted(affected)
+    new_links: list[Link] = []
+    step = 2_000
+    for start in range(0, len(ids), step):
+        progress("link", start, len(ids))
+        chunk = ids[start : start + step]
+        marks = ",".join("?" * len(chunk))
+        for a in store.artifacts(f"id IN ({marks})", tuple(chunk)):
+            new_links.extend(linker.links_of(a))
+    progress("link", len(ids), len(ids))
+    fresh = {(l.src, l.dst, l.relation, l.method) for l in new_links}
+    stale: list[tuple[str, str, str, str]] = []
+    if full:
+        rows = store.conn.execute(
+            "SELECT src, dst, relation, method FROM links WHERE invalid_at IS NULL")
+        stale = [tuple(r) for r in rows if tuple(r) not in fresh]  # type: ignore[misc]
+    else:
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for r in store.conn.execute(
+                f"SELECT src, dst, relation, method FROM links WHERE invalid_at IS NULL "
+                f"AND src IN ({marks})", tuple(chunk),
+            ):
+                if tuple(r) not in fresh:
+                    stale.append((r[0], r[1], r[2], r[3]))
+    store.retire_links(stale, now)
+    store.state_links(new_links, linker.dst_keys, now)
+
+
+def _record_sources(
+    store: Store, pass_id: int, batches: list[tuple[Connector, SourceBatch, str, str]],
+    failed: list[dict[str, Any]], counts: dict[str, dict[str, int]], ended: str,
+) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for connector, batch, s, e in batches:
+        store.record_source(batch.source, connector.project, cursor=batch.cursor, at=e,
+                            outcome="succeeded", floor=batch.floor, gaps=batch.gaps,
+                            partial=batch.partial)
+        store.ledger_entry(pass_id, batch.source, started=s, ended=e, outcome="succeeded",
+                           counts=counts.get(batch.source, {}), floor=batch.floor,
+                           gaps=batch.gaps, partial=batch.partial, note=None)
+        rows.append({"source": batch.source, "outcome": "succeeded",
+                     "counts": counts.get(batch.source, {})})
+    for f in failed:
+        store.record_source(f["source"], f["project"], cursor=None, at=ended, outcome="failed",
+                            floor=None, gaps=[], partial=False)
+        store.ledger_entry(pass_id, f["source"], started=f["started"], ended=ended,
+                           outcome="failed", counts={}, floor=None, gaps=[], partial=False,
+                           note=f["error"])
+        rows.append({"source": f["source"], "outcome": "failed", "error": f["error"]})
+    return sorted(rows, key=lambda r: str(r["source"]))
+
+
+def _update_index(
+    store: Store, index: KeywordIndex, changed: set[str], prior_ids: set[str], *, full: bool, revision: int,
+    progress: Progress,
+) -> None:
+    """Bring the keyword index to the store's revision: rebuilt on a full pass, else patched."""
+    if full:
+        total = store.conn.execute("SELECT COUNT(*) FROM artifacts").fetchone()[0]
+        progress("index", 0, total)
+        index.rebuild(store.artifacts(), total, revision)
+        progress("index", total, total)
+        return
+    ids = sorted(changed)
+    docs: list[Artifact] = []
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        docs.extend(store.artifacts(f"id IN ({','.join('?' * len(chunk))})", tuple(chunk)))
+    index.update(docs, prior_ids | (changed - {d.id for d in docs}), revision)

@@ -1,0 +1,145 @@
+"""`revetly check`: every file that breaks the schema and every link to an id not held."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from revetly_core.config import Config
+from revetly_core.connectors.base import FileProblem
+from revetly_core.connectors.repository import RepositoryConnector
+from revetly_core.ids import IdResolver, id_key
+from revetly_core.model import WORK_ITEM_TYPES, Artifact
+from revetly_core.store.db import Store
+
+
+def parent_cycles(parents: dict[str, str]) -> list[list[str]]:
+    """Every cycle in the declared parent map, each listed once from its smallest id."""
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}
+    for start in sorted(parents):
+        path: list[str] = []
+        node: str | None = start
+        while node is not None and state.get(node, 0) == 0:
+            state[node] = 1
+            path.append(node)
+            node = parents.get(node)
+        if node is not None and state.get(node) == 1 and node in path:
+            cycle = path[path.index(node):]
+            i = cycle.index(min(cycle))
+            cycles.append(cycle[i:] + cycle[:i])
+        for n in path:
+            state[n] = 2
+    return cycles
+
+
+def _link_problems(
+    a: Artifact, resolver: IdResolver, arts: dict[str, Artifact], config: Config,
+    commit_ids: set[str], have_commit_sources: bool,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(dangling links, schema problems) of one artifact's declared fields."""
+    dangling: list[dict[str, Any]] = []
+    problems: list[dict[str, Any]] = []
+    declared: dict[str, Any] = a.metadata.get("declared", {})
+
+    def dangle(field: str, target: str) -> None:
+        dangling.append({"from": a.id, "field": field, "to": target, "path": a.source_path})
+
+    def held(target: str) -> Artifact | None:
+        key = id_key(target)
+        hit = resolver.resolve(key) if key else None
+        return arts.get(hit) if hit else None
+
+    for field, value in sorted(declared.items()):
+        if field == "implemented_by":
+            if have_commit_sources:
+                for sha in value:
+                    if str(sha).lower() not in commit_ids:
+                        dangle(field, str(sha))
+            continue
+        if field == "revises":
+            for entry in value:
+                target = held(entry["id"])
+                if target is None:
+                    key = id_key(entry["id"])
+                    if key is None or resolver.resolve(key) is None:
+                        dangle(field, entry["id"])
+                    continue
+                for pos in entry.get("criteria", []):
+                    if pos > len(target.criteria):
+                        problems.append({
+                            "path": a.source_path, "id": a.id, "code": "revises-position",
+                            "detail": f"revises {target.id} criterion {pos}, but it has "
+                                      f"{len(target.criteria)}",
+                        })
+            continue
+        for target in value if isinstance(value, list) else [value]:
+            key = id_key(str(target))
+            if key is None or resolver.resolve(key) is None:
+                dangle(field, str(target))
+    if a.parent and a.type in WORK_ITEM_TYPES:
+        parent = held(a.parent)
+        allowed = config.backlog.parents.get(a.type)
+        if parent is not None and allowed is not None and parent.type not in allowed:
+            problems.append({
+                "path": a.source_path, "id": a.id, "code": "parent-type",
+                "detail": f"a {a.type} hangs under {', '.join(allowed)}; {parent.id} is a "
+                          f"{parent.type} ([backlog.parents])",
+            })
+    return dangling, problems
+
+
+def check_instance(root: Path, config: Config, store: Store | None) -> dict[str, Any]:
+    """Read every source file as a pass would and name everything that breaks the schema."""
+    connector = RepositoryConnector(root, config)
+    files = connector.list_files()
+    problems: list[dict[str, Any]] = []
+    arts: dict[str, Artifact] = {}
+    owner: dict[str, str] = {}
+    for path in sorted(files):
+        parsed = connector.read_file(path, files[path])
+        if isinstance(parsed, FileProblem):
+            problems.append({"path": path, "code": parsed.code, "detail": parsed.detail})
+            continue
+        if parsed.id in owner:
+            problems.append({"path": path, "id": parsed.id, "code": "duplicate-id",
+                             "detail": f"id {parsed.id} is also declared by {owner[parsed.id]}"})
+            continue
+        owner[parsed.id] = path
+        arts[parsed.id] = parsed
+    commit_ids: set[str] = set()
+    held_ids = set(arts)
+    if store is not None:
+        for row in store.conn.execute("SELECT id, type FROM artifacts"):
+            held_ids.add(row[0])
+            if row[1] == "commit":
+                commit_ids.add(row[0])
+    resolver = IdResolver(held_ids)
+    dangling: list[dict[str, Any]] = []
+    have_commits = store is not None and bool(config.connectors.commits)
+    for a in arts.values():
+        d, p = _link_problems(a, resolver, arts, config, commit_ids, have_commits)
+        dangling.extend(d)
+        problems.extend(p)
+    parents = {}
+    for a in arts.values():
+        if a.parent:
+            key = id_key(a.parent)
+            target = resolver.resolve(key) if key else None
+            if target in arts:
+                parents[a.id] = target
+    for cycle in parent_cycles(parents):
+        problems.append({
+            "path": arts[cycle[0]].source_path, "id": cycle[0], "code": "parent-cycle",
+            "detail": "parent cycle: " + " -> ".join([*cycle, cycle[0]]),
+        })
+    problems.sort(key=lambda p: (str(p.get("path")), p["code"], str(p.get("detail"))))
+    dangling.sort(key=lambda d: (str(d["path"]), d["field"], d["to"]))
+    return {
+        "ok": not problems and not dangling,
+        "files_checked": len(files),
+        "artifacts": len(arts),
+        "problems": problems,
+        "dangling_links": dangling,
+        "store_consulted": store is not None,
+    }

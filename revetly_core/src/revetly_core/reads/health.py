@@ -1,0 +1,86 @@
+"""context_health: whether the last read pass landed, per source, and what CONTEXT holds."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from revetly_core.config import Config
+from revetly_core.store.db import Store
+from revetly_core.store.keyword import KeywordIndex
+
+
+def history_block(sources: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """floors / gaps / partial for the sources that have a floor; None when none has one."""
+    floors = {s["source"]: s["floor"] for s in sources if s.get("floor")}
+    gaps = {s["source"]: s["gaps"] for s in sources if s.get("gaps")}
+    partial = sorted(s["source"] for s in sources if s.get("partial"))
+    if not floors and not gaps and not partial:
+        return None
+    block: dict[str, Any] = {"floors": floors}
+    if gaps:
+        block["gaps"] = gaps
+    if partial:
+        block["partial"] = partial
+    return block
+
+
+def freshness(sources: list[dict[str, Any]]) -> dict[str, Any]:
+    """When the oldest source was last read, and whether a watcher keeps it fresh."""
+    read = [s["last_read_at"] for s in sources if s.get("last_read_at")]
+    return {"oldest_source_read_at": min(read) if read else None, "watch": False}
+
+
+def context_health(config: Config, store: Store, index: KeywordIndex) -> dict[str, Any]:
+    """The health payload: last pass, each source's last read, revision, history and counts."""
+    last = store.last_pass()
+    sources: list[dict[str, Any]] = []
+    for row in store.sources():
+        ledger = store.last_ledger(row["source"])
+        entry: dict[str, Any] = {
+            "source": row["source"],
+            "project": row["project"],
+            "last_read_at": row["last_read_at"],
+            "outcome": row["last_outcome"],
+            "floor": row["floor"],
+            "gaps": json.loads(row["gaps"]),
+            "partial": bool(row["partial"]),
+        }
+        if ledger is not None:
+            entry["last_counts"] = json.loads(ledger["counts"])
+            if ledger["note"]:
+                entry["note"] = ledger["note"]
+        sources.append(entry)
+    revision = store.revision
+    payload: dict[str, Any] = {
+        "instance": config.instance.name,
+        "project": config.default_project,
+        "corpus_revision": revision,
+        "last_pass": None,
+        "sources": sources,
+        "freshness": freshness(sources),
+        "counts": store.counts(),
+        "problems": len(store.problems()),
+        "index": {"revision": index.revision(), "current": index.revision() == revision},
+    }
+    if last is not None:
+        payload["last_pass"] = {
+            "pass_id": last["pass_id"], "outcome": last["outcome"], "full": bool(last["full"]),
+            "started_at": last["started_at"], "ended_at": last["ended_at"],
+            "changed": json.loads(last["counts"]),
+        }
+        if last["outcome"] == "failed":
+            payload["context_health"] = {
+                "last_pass_failed": True, "error": last["error"],
+                "serving_revision": revision,
+                "note": "CONTEXT serves what it held before the failed pass",
+            }
+    hist = history_block(sources)
+    if hist is not None:
+        payload["history"] = hist
+    unparsed = store.conn.execute(
+        "SELECT source, COUNT(*) FROM artifacts WHERE criteria_unparsed=1 AND deleted=0 "
+        "GROUP BY source ORDER BY source").fetchall()
+    if unparsed:
+        payload["criteria_unparsed"] = {r[0]: r[1] for r in unparsed}
+    return payload

@@ -1,0 +1,419 @@
+"""The SQLite half of CONTEXT: artifacts, links, statements, history, problems and the ledger."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from revetly_core.connectors.base import FileProblem, KnownArtifact
+from revetly_core.model import Artifact, HistoryEntry, Link, kind_of
+from revetly_core.refusal import Refusal
+
+SCHEMA_VERSION = 1
+"""Bumped whenever the tables change; each bump adds one step to MIGRATIONS."""
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS artifacts (
+  id TEXT PRIMARY KEY, project TEXT NOT NULL, type TEXT NOT NULL, kind TEXT NOT NULL,
+  title TEXT NOT NULL, status TEXT, parent TEXT, owner TEXT, body TEXT NOT NULL DEFAULT '',
+  criteria TEXT NOT NULL DEFAULT '[]', criteria_unparsed INTEGER NOT NULL DEFAULT 0,
+  metadata TEXT NOT NULL DEFAULT '{}', aliases TEXT NOT NULL DEFAULT '[]',
+  source TEXT NOT NULL, source_path TEXT, source_uri TEXT, blob TEXT,
+  created_at TEXT, source_updated_at TEXT, ingested_at TEXT,
+  deleted INTEGER NOT NULL DEFAULT 0, deleted_at TEXT, deleted_clock TEXT, deleted_note TEXT,
+  provenance TEXT NOT NULL DEFAULT 'source-of-record', withheld INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS artifacts_source ON artifacts(source);
+CREATE INDEX IF NOT EXISTS artifacts_type ON artifacts(type, status);
+CREATE TABLE IF NOT EXISTS links (
+  src TEXT NOT NULL, dst TEXT NOT NULL, relation TEXT NOT NULL, method TEXT NOT NULL,
+  dst_key TEXT, detail TEXT NOT NULL DEFAULT '{}', stated INTEGER NOT NULL DEFAULT 1,
+  valid_at TEXT, invalid_at TEXT,
+  PRIMARY KEY (src, dst, relation, method)
+);
+CREATE INDEX IF NOT EXISTS links_dst ON links(dst);
+CREATE INDEX IF NOT EXISTS links_dst_key ON links(dst_key);
+CREATE TABLE IF NOT EXISTS statements (
+  id TEXT PRIMARY KEY, artifact_id TEXT NOT NULL, text TEXT NOT NULL, stated_at TEXT
+);
+CREATE INDEX IF NOT EXISTS statements_artifact ON statements(artifact_id);
+CREATE TABLE IF NOT EXISTS history (
+  source TEXT NOT NULL, path TEXT NOT NULL, revision TEXT NOT NULL, at TEXT NOT NULL,
+  change TEXT NOT NULL, author TEXT, summary TEXT,
+  PRIMARY KEY (source, path, revision)
+);
+CREATE TABLE IF NOT EXISTS problems (
+  source TEXT NOT NULL, path TEXT NOT NULL, code TEXT NOT NULL, detail TEXT NOT NULL,
+  PRIMARY KEY (source, path)
+);
+CREATE TABLE IF NOT EXISTS sources (
+  source TEXT PRIMARY KEY, project TEXT, cursor TEXT NOT NULL DEFAULT '{}',
+  last_read_at TEXT, last_outcome TEXT, floor TEXT, gaps TEXT NOT NULL DEFAULT '[]',
+  partial INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS passes (
+  pass_id INTEGER PRIMARY KEY AUTOINCREMENT, started_at TEXT NOT NULL, ended_at TEXT,
+  outcome TEXT NOT NULL, full INTEGER NOT NULL, revision INTEGER, error TEXT,
+  counts TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS ledger (
+  pass_id INTEGER NOT NULL, source TEXT NOT NULL, started_at TEXT NOT NULL, ended_at TEXT,
+  outcome TEXT NOT NULL, counts TEXT NOT NULL DEFAULT '{}', floor TEXT,
+  gaps TEXT NOT NULL DEFAULT '[]', partial INTEGER NOT NULL DEFAULT 0, note TEXT,
+  PRIMARY KEY (pass_id, source)
+);
+"""
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {}
+"""from-version -> a step that brings the schema to from-version + 1."""
+
+_ART_COLS = (
+    "id project type kind title status parent owner body criteria criteria_unparsed metadata "
+    "aliases source source_path source_uri blob created_at source_updated_at ingested_at deleted "
+    "deleted_at deleted_clock deleted_note provenance withheld"
+).split()
+
+
+def artifact_row(a: Artifact, ingested_at: str) -> tuple[Any, ...]:
+    """An Artifact as a row of the artifacts table, in _ART_COLS order."""
+    return (
+        a.id, a.project, a.type, kind_of(a.type), a.title, a.status, a.parent, a.owner, a.body,
+        json.dumps(a.criteria), int(a.criteria_unparsed),
+        json.dumps(a.metadata, sort_keys=True, default=str), json.dumps(a.aliases),
+        a.source, a.source_path, a.source_uri, a.blob, a.created_at, a.source_updated_at,
+        ingested_at, int(a.deleted), a.deleted_at, a.deleted_clock, a.deleted_note, a.provenance,
+        int(bool(a.metadata.get("withheld"))),
+    )
+
+
+def row_to_artifact(row: sqlite3.Row) -> Artifact:
+    """A row of the artifacts table back as an Artifact."""
+    return Artifact(
+        id=row["id"], type=row["type"], title=row["title"], source=row["source"],
+        project=row["project"], body=row["body"], status=row["status"], parent=row["parent"],
+        owner=row["owner"], criteria=json.loads(row["criteria"]),
+        criteria_unparsed=bool(row["criteria_unparsed"]), metadata=json.loads(row["metadata"]),
+        source_path=row["source_path"], source_uri=row["source_uri"], blob=row["blob"],
+        created_at=row["created_at"], source_updated_at=row["source_updated_at"],
+        deleted=bool(row["deleted"]), deleted_at=row["deleted_at"],
+        deleted_clock=row["deleted_clock"], deleted_note=row["deleted_note"],
+        provenance=row["provenance"], aliases=json.loads(row["aliases"]),
+    )
+
+
+class Store:
+    """One instance's context.db. Many readers, one writer (the read pass holds the lock)."""
+
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+        self.path = path
+        if readonly and not path.exists():
+            raise Refusal(
+                "not-synced", "this instance has not been read yet (no CONTEXT store)",
+                "run `revetly sync`",
+            )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
+        self.conn.row_factory = sqlite3.Row
+        self.db = sqlite_utils.Database(self.conn)
+        if not readonly:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.execute("PRAGMA foreign_keys=OFF")
+        if not readonly:
+            self._ensure_schema()
+        else:
+            self._check_version()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- schema -----------------------------------------------------------------------------
+
+    def _ensure_schema(self) -> None:
+        self.conn.executescript(_TABLES)
+        version = self.schema_version()
+        if version is None:
+            self.set_meta("schema_version", str(SCHEMA_VERSION))
+            return
+        while version < SCHEMA_VERSION:
+            step = MIGRATIONS.get(version)
+            if step is None:
+                raise Refusal(
+                    "refused", f"context.db is at schema {version} with no migration to "
+                    f"{SCHEMA_VERSION}", "run `revetly sync --full` after deleting .revetly/",
+                )
+            with self.transaction():
+                step(self.conn)
+                version += 1
+                self.set_meta("schema_version", str(version))
+        if version > SCHEMA_VERSION:
+            raise Refusal(
+                "refused", f"context.db is at schema {version}, newer than this engine "
+                f"({SCHEMA_VERSION})", "upgrade revetly",
+            )
+
+    def _check_version(self) -> None:
+        version = self.schema_version()
+        if version != SCHEMA_VERSION:
+            raise Refusal(
+                "not-synced", f"context.db is at schema {version}, this engine reads "
+                f"{SCHEMA_VERSION}", "run `revetly sync` to migrate it",
+            )
+
+    def schema_version(self) -> int | None:
+        try:
+            value = self.get_meta("schema_version")
+        except sqlite3.OperationalError:
+            return None
+        return int(value) if value is not None else None
+
+    # -- meta -------------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    @property
+    def revision(self) -> int:
+        return int(self.get_meta("corpus_revision") or 0)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One atomic write: everything inside lands together or not at all."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # -- artifacts --------------------------------------------------------------------------
+
+    def known(self, source: str) -> dict[str, KnownArtifact]:
+        """What the store holds of one source, for change detection."""
+        rows = self.conn.execute(
+            "SELECT id, source_path, blob, deleted, deleted_at, deleted_clock FROM artifacts "
+            "WHERE source=?", (source,),
+        )
+        return {
+            r[0]: KnownArtifact(r[0], r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows
+        }
+
+    def upsert_artifacts(self, artifacts: Iterable[Artifact], ingested_at: str) -> None:
+        cols = ", ".join(_ART_COLS)
+        marks = ", ".join("?" for _ in _ART_COLS)
+        self.conn.executemany(
+            f"INSERT OR REPLACE INTO artifacts ({cols}) VALUES ({marks})",
+            (artifact_row(a, ingested_at) for a in artifacts),
+        )
+
+    def mark_deleted(self, artifact_id: str, at: str | None, clock: str, note: str | None) -> None:
+        self.conn.execute(
+            "UPDATE artifacts SET deleted=1, deleted_at=?, deleted_clock=?, deleted_note=? "
+            "WHERE id=?", (at, clock, note, artifact_id),
+        )
+
+    def get(self, artifact_id: str) -> Artifact | None:
+        row = self.conn.execute("SELECT * FROM artifacts WHERE id=?", (artifact_id,)).fetchone()
+        return None if row is None else row_to_artifact(row)
+
+    def artifacts(self, where: str = "1", params: tuple[Any, ...] = ()) -> Iterator[Artifact]:
+        for row in self.conn.execute(f"SELECT * FROM artifacts WHERE {where} ORDER BY id", params):
+            yield row_to_artifact(row)
+
+    def all_ids(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM artifacts ORDER BY id")]
+
+    def fill_times_from_history(self, source: str, ids: Iterable[str]) -> None:
+        """Source times from git where the frontmatter declares none: first and last change."""
+        self.conn.executemany(
+            """UPDATE artifacts SET
+                 created_at = COALESCE(json_extract(metadata, '$.declared_created'),
+                   (SELECT MIN(at) FROM history h WHERE h.source=artifacts.source
+                      AND h.path=artifacts.source_path)),
+                 source_updated_at = COALESCE(json_extract(metadata, '$.declared_updated'),
+                   (SELECT MAX(at) FROM history h WHERE h.source=artifacts.source
+                      AND h.path=artifacts.source_path AND h.change != 'deleted'))
+               WHERE id=? AND source=?""",
+            ((i, source) for i in ids),
+        )
+
+    # -- links and statements --------------------------------------------------------------
+
+    def retire_links_from(self, srcs: Iterable[str], at: str) -> None:
+        """Retire every live outgoing link of these artifacts (they are about to be re-stated)."""
+        self.conn.executemany(
+            "UPDATE links SET invalid_at=? WHERE src=? AND invalid_at IS NULL",
+            ((at, s) for s in srcs),
+        )
+
+    def retire_links(self, links: Iterable[tuple[str, str, str, str]], at: str) -> None:
+        self.conn.executemany(
+            "UPDATE links SET invalid_at=? WHERE src=? AND dst=? AND relation=? AND method=? "
+            "AND invalid_at IS NULL", ((at, *k) for k in links),
+        )
+
+    def state_links(self, links: Iterable[Link], dst_keys: dict[str, str], at: str) -> None:
+        """Insert or revive links; a link already live keeps the time it was first stated."""
+        self.conn.executemany(
+            """INSERT INTO links (src, dst, relation, method, dst_key, detail, stated, valid_at)
+               VALUES (?, ?, ?, ?, ?, ?, 1, ?)
+               ON CONFLICT (src, dst, relation, method) DO UPDATE SET
+                 detail=excluded.detail, dst_key=excluded.dst_key,
+                 valid_at=CASE WHEN links.invalid_at IS NULL THEN links.valid_at
+                               ELSE excluded.valid_at END,
+                 invalid_at=NULL""",
+            (
+                (l.src, l.dst, l.relation, l.method, dst_keys.get(l.dst),
+                 json.dumps(l.detail_dict(), sort_keys=True), at)
+                for l in links
+            ),
+        )
+
+    def live_links(self, where: str = "1", params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        return list(self.conn.execute(
+            f"SELECT * FROM links WHERE invalid_at IS NULL AND ({where}) "
+            "ORDER BY src, dst, relation, method", params,
+        ))
+
+    def replace_statements(self, artifact_ids: Iterable[str], rows: Iterable[tuple[str, str, str, str | None]]) -> None:
+        self.conn.executemany("DELETE FROM statements WHERE artifact_id=?", ((i,) for i in artifact_ids))
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO statements (id, artifact_id, text, stated_at) VALUES (?,?,?,?)", rows
+        )
+
+    # -- history, problems, sources, passes -------------------------------------------------
+
+    def add_history(self, source: str, entries: Iterable[HistoryEntry]) -> None:
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO history (source, path, revision, at, change, author, summary) "
+            "VALUES (?,?,?,?,?,?,?)",
+            ((source, e.artifact_id, e.revision, e.at, e.change, e.author, e.summary)
+             for e in entries),
+        )
+
+    def clear_history(self, source: str) -> None:
+        self.conn.execute("DELETE FROM history WHERE source=?", (source,))
+
+    def replace_problems(self, source: str, cleared: Iterable[str], problems: Iterable[FileProblem], *, full: bool) -> None:
+        if full:
+            self.conn.execute("DELETE FROM problems WHERE source=?", (source,))
+        else:
+            self.conn.executemany(
+                "DELETE FROM problems WHERE source=? AND path=?", ((source, p) for p in cleared)
+            )
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO problems (source, path, code, detail) VALUES (?,?,?,?)",
+            ((p.source, p.path, p.code, p.detail) for p in problems),
+        )
+
+    def problems(self) -> list[sqlite3.Row]:
+        return list(self.conn.execute("SELECT * FROM problems ORDER BY source, path"))
+
+    def source_state(self, source: str) -> dict[str, Any]:
+        row = self.conn.execute("SELECT cursor FROM sources WHERE source=?", (source,)).fetchone()
+        return {} if row is None else dict(json.loads(row[0]))
+
+    def record_source(
+        self, source: str, project: str, *, cursor: dict[str, Any] | None, at: str, outcome: str,
+        floor: str | None, gaps: list[str], partial: bool,
+    ) -> None:
+        prior = self.conn.execute("SELECT cursor FROM sources WHERE source=?", (source,)).fetchone()
+        keep = prior[0] if prior is not None else "{}"
+        self.conn.execute(
+            "INSERT OR REPLACE INTO sources (source, project, cursor, last_read_at, last_outcome, "
+            "floor, gaps, partial) VALUES (?,?,?,?,?,?,?,?)",
+            (source, project, json.dumps(cursor, sort_keys=True) if cursor is not None else keep,
+             at, outcome, floor, json.dumps(gaps), int(partial)),
+        )
+
+    def sources(self) -> list[sqlite3.Row]:
+        return list(self.conn.execute("SELECT * FROM sources ORDER BY source"))
+
+    def start_pass(self, at: str, full: bool) -> int:
+        cur = self.conn.execute(
+            "INSERT INTO passes (started_at, outcome, full) VALUES (?, 'running', ?)", (at, int(full))
+        )
+        return int(cur.lastrowid or 0)
+
+    def end_pass(self, pass_id: int, at: str, outcome: str, revision: int | None,
+                 counts: dict[str, Any], error: str | None = None) -> None:
+        self.conn.execute(
+            "UPDATE passes SET ended_at=?, outcome=?, revision=?, counts=?, error=? WHERE pass_id=?",
+            (at, outcome, revision, json.dumps(counts, sort_keys=True), error, pass_id),
+        )
+
+    def ledger_entry(self, pass_id: int, source: str, *, started: str, ended: str, outcome: str,
+                     counts: dict[str, Any], floor: str | None, gaps: list[str], partial: bool,
+                     note: str | None) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO ledger (pass_id, source, started_at, ended_at, outcome, counts, "
+            "floor, gaps, partial, note) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (pass_id, source, started, ended, outcome, json.dumps(counts, sort_keys=True), floor,
+             json.dumps(gaps), int(partial), note),
+        )
+
+    def last_pass(self) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.conn.execute(
+            "SELECT * FROM passes WHERE outcome != 'running' ORDER BY pass_id DESC LIMIT 1"
+        ).fetchone()
+        return row
+
+    def ledger_for(self, pass_id: int) -> list[sqlite3.Row]:
+        return list(self.conn.execute(
+            "SELECT * FROM ledger WHERE pass_id=? ORDER BY source", (pass_id,)
+        ))
+
+    def last_ledger(self, source: str) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.conn.execute(
+            "SELECT * FROM ledger WHERE source=? ORDER BY pass_id DESC LIMIT 1", (source,)
+        ).fetchone()
+        return row
+
+    def counts(self) -> dict[str, Any]:
+        """Live artifacts by kind, type and status; deleted and withheld counted apart."""
+        by_kind: dict[str, int] = {}
+        by_type: dict[str, int] = {}
+        by_status: dict[str, dict[str, int]] = {}
+        for kind, typ, status, n in self.conn.execute(
+            "SELECT kind, type, COALESCE(status, ''), COUNT(*) FROM artifacts WHERE deleted=0 "
+            "GROUP BY kind, type, status ORDER BY kind, type, status"
+        ):
+            by_kind[kind] = by_kind.get(kind, 0) + n
+            by_type[typ] = by_type.get(typ, 0) + n
+            if status:
+                by_status.setdefault(typ, {})[status] = n
+        deleted = self.conn.execute("SELECT COUNT(*) FROM artifacts WHERE deleted=1").fetchone()[0]
+        withheld = self.conn.execute(
+            "SELECT COUNT(*) FROM artifacts WHERE withheld=1 AND deleted=0").fetchone()[0]
+        links = self.conn.execute("SELECT COUNT(*) FROM links WHERE invalid_at IS NULL").fetchone()[0]
+        return {
+            "artifacts": sum(by_kind.values()), "by_kind": by_kind, "by_type": by_type,
+            "by_status": by_status, "deleted": deleted, "withheld": withheld, "links": links,
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        """The corpus as data, without ingest-clock fields: equal for equal sources."""
+        arts = [
+            {k: r[k] for k in r.keys() if k not in ("ingested_at",)}
+            for r in self.conn.execute("SELECT * FROM artifacts ORDER BY id")
+        ]
+        links = [
+            {k: r[k] for k in r.keys() if k not in ("valid_at", "invalid_at")}
+            for r in self.live_links()
+        ]
+        stmts = [dict(r) for r in self.conn.execute("SELECT * FROM statements ORDER BY id")]
+        hist = [dict(r) for r in self.conn.execute(
+            "SELECT * FROM history ORDER BY source, path, revision")]
+        return {"artifacts": arts, "links": links, "statements": stmts, "history": hist}
