@@ -1,0 +1,50 @@
+"""Developer sessions: tests, lint, typecheck, demo, bench. `nox -l` lists them."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["tests"]
+nox.options.reuse_existing_virtualenvs = True
+
+PACKAGES = ("-e", "./revetly_core[test]", "-e", "./revetly_cli", "-e", "./revetly_mcp")
+DEMO_DIR = "build/demo"
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The whole test suite (core, CLI, MCP server over real stdio)."""
+    session.install(*PACKAGES)
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff over everything."""
+    session.install("ruff>=0.5")
+    session.run("ruff", "check", ".")
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict on revetly_core."""
+    session.install("-e", "./revetly_core", "mypy>=1.10", "types-PyYAML")
+    session.run("mypy", "--strict", "revetly_core/src/revetly_core")
+
+
+@nox.session
+def demo(session: nox.Session) -> None:
+    """Build the example instance 'acme' as real git history, sync it and show what it holds."""
+    session.install(*PACKAGES)
+    session.run("python", "examples/build_acme.py", DEMO_DIR, "--force")
+    instance = f"{DEMO_DIR}/acme"
+    session.run("revetly", "sync", "--instance", instance)
+    session.run("revetly", "status", "--instance", instance)
+    session.run("revetly", "check", "--instance", instance)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """The read-pass benchmark (pass sizes after --, e.g. `nox -s bench -- --sizes 100000`)."""
+    session.install(*PACKAGES)
+    session.run("python", "bench/bench_pass.py", *session.posargs)

@@ -1,0 +1,3 @@
+from revetly_cli.app import main
+
+main()

@@ -1,0 +1,144 @@
+"""The `revetly` command. Each command: parse, call one core function, print, exit."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from revetly_cli import render
+from revetly_core import Engine, Refusal
+
+EXIT_REFUSED = 2
+EXIT_FOUND_PROBLEMS = 1
+
+app = typer.Typer(
+    name="revetly",
+    help="Revetly: ground AI agents in what was asked, what binds it, what shipped and what changed.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True)
+out = Console()
+
+InstanceOpt = Annotated[
+    str | None,
+    typer.Option("--instance", "-i", help="Instance folder (else REVETLY_INSTANCE, else upward from here)."),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the core payload as JSON.")]
+
+
+def _run(call: Callable[[], dict[str, Any]], as_json: bool) -> dict[str, Any]:
+    """Call core; a refusal becomes its payload (--json) or one line on stderr, exit 2."""
+    try:
+        return call()
+    except Refusal as refusal:
+        if as_json:
+            render.print_json(refusal.payload())
+        else:
+            err.print(render.refusal_line(refusal.payload()), markup=False, highlight=False)
+        raise typer.Exit(EXIT_REFUSED) from None
+
+
+@app.command()
+def init(
+    path: Annotated[str, typer.Argument(help="Folder for the new instance.")],
+    commits: Annotated[
+        list[str] | None,
+        typer.Option("--commits", help="A code repository to read commits from (repeatable)."),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Create an instance: git repo, revetly.toml, folders, .gitignore and .mcp.json."""
+    payload = _run(lambda: Engine.init(path, commits or []), as_json)
+    if as_json:
+        render.print_json(payload)
+    else:
+        render.render_init(out, payload)
+
+
+@app.command()
+def sync(
+    instance: InstanceOpt = None,
+    full: Annotated[bool, typer.Option("--full", help="Rebuild CONTEXT from every source.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Read the instance's sources into CONTEXT (only what changed, unless --full)."""
+    engine = _run(lambda: {"engine": Engine.open(instance)}, as_json)["engine"]
+    if as_json or not sys.stderr.isatty():
+        payload = _run(lambda: engine.sync(full=full), as_json)
+    else:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      console=err, transient=True) as bar:
+            tasks: dict[str, Any] = {}
+
+            def progress(phase: str, done: int, total: int) -> None:
+                if phase not in tasks:
+                    tasks[phase] = bar.add_task(phase, total=total or None)
+                bar.update(tasks[phase], completed=done, total=total or None)
+
+            payload = _run(lambda: engine.sync(full=full, progress=progress), as_json)
+    if as_json:
+        render.print_json(payload)
+    else:
+        render.render_sync(out, payload)
+
+
+@app.command()
+def status(instance: InstanceOpt = None, as_json: JsonOpt = False) -> None:
+    """What context_health reports: last pass per source, revision, freshness, counts."""
+    payload = _run(lambda: Engine.open(instance).context_health(), as_json)
+    if as_json:
+        render.print_json(payload)
+    else:
+        render.render_status(out, payload)
+
+
+@app.command()
+def check(instance: InstanceOpt = None, as_json: JsonOpt = False) -> None:
+    """Name every file that breaks the schema and every link to an id CONTEXT lacks (exit 1)."""
+    payload = _run(lambda: Engine.open(instance).check(), as_json)
+    if as_json:
+        render.print_json(payload)
+    else:
+        render.render_check(out, payload)
+    if not payload["ok"]:
+        raise typer.Exit(EXIT_FOUND_PROBLEMS)
+
+
+@app.command()
+def serve(
+    instance: InstanceOpt = None,
+    project: Annotated[str | None, typer.Option("--project", help="Bind the connection to one project.")] = None,
+) -> None:
+    """Run the MCP server over stdio for an agent host (the same as `revetly-mcp`)."""
+    try:
+        from revetly_mcp.server import serve_stdio
+    except ImportError:
+        err.print("revetly serve needs the revetly-mcp package: pip install revetly-mcp")
+        raise typer.Exit(EXIT_REFUSED) from None
+    engine = _run(lambda: {"engine": Engine.open(instance)}, False)["engine"]
+    serve_stdio(engine, project=project)
+
+
+def main() -> None:
+    """Entry point of the console script; an unexpected error is one line, never a traceback."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)
+    except Exception as exc:  # the last line of defence: a bug is reported, not dumped
+        err.print(f"revetly: internal error: {type(exc).__name__}: {exc}", markup=False)
+        err.print("please report it with the command you ran; REVETLY_DEBUG=1 shows the trace")
+        import os
+
+        if os.environ.get("REVETLY_DEBUG"):
+            raise
+        sys.exit(3)

@@ -1,0 +1,93 @@
+"""Human renderings of core payloads (rich tables); --json prints the payload itself."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def print_json(payload: dict[str, Any]) -> None:
+    """The payload exactly as core returned it, one JSON document on stdout."""
+    print(json.dumps(payload, indent=2, sort_keys=False, ensure_ascii=False))
+
+
+def refusal_line(payload: dict[str, Any]) -> str:
+    body = payload["refusal"]
+    return f"refused ({body['code']}): {body['detail']}\n  fix: {body['fix']}"
+
+
+def render_status(console: Console, p: dict[str, Any]) -> None:
+    last = p.get("last_pass") or {}
+    console.print(
+        f"[bold]{p['instance']}[/bold]  corpus revision {p['corpus_revision']}  "
+        f"last pass: {last.get('outcome', 'never')} at {last.get('ended_at', '-')}"
+    )
+    if "context_health" in p:
+        console.print(f"[red]the last pass failed:[/red] {p['context_health']['error']}")
+    t = Table(title="Sources")
+    for col in ("source", "project", "last read", "outcome", "floor", "partial"):
+        t.add_column(col)
+    for s in p["sources"]:
+        t.add_row(s["source"], s.get("project") or "", s.get("last_read_at") or "",
+                  s.get("outcome") or "", s.get("floor") or "", "yes" if s.get("partial") else "")
+    console.print(t)
+    c = p["counts"]
+    t2 = Table(title=f"CONTEXT: {c['artifacts']} live artifacts, {c['links']} live links")
+    t2.add_column("type")
+    t2.add_column("count", justify="right")
+    t2.add_column("by status")
+    for typ, n in sorted(c["by_type"].items()):
+        statuses = ", ".join(f"{k} {v}" for k, v in sorted(c["by_status"].get(typ, {}).items()))
+        t2.add_row(typ, str(n), statuses)
+    console.print(t2)
+    extras = [f"deleted {c['deleted']}", f"withheld {c['withheld']}", f"problems {p['problems']}"]
+    if not p["index"]["current"]:
+        extras.append("keyword index behind the store (rebuilt on the next sync)")
+    console.print("  ".join(extras))
+
+
+def render_sync(console: Console, p: dict[str, Any]) -> None:
+    ch = p["changed"]
+    console.print(
+        f"[bold]{'full' if p['full'] else 'incremental'} pass {p['outcome']}[/bold]: "
+        f"revision {p['corpus_revision']}, +{ch.get('added', 0)} added, "
+        f"{ch.get('updated', 0)} updated, {ch.get('deleted', 0)} deleted"
+    )
+    for s in p["sources"]:
+        if s["outcome"] == "failed":
+            console.print(f"  [red]{s['source']} failed:[/red] {s['error']}")
+        else:
+            c = s["counts"]
+            console.print(f"  {s['source']}: read {c.get('read', 0)}, problems {c.get('problems', 0)}")
+    if p["problems"]:
+        console.print(f"{p['problems']} file(s) break the schema: run `revetly check`")
+
+
+def render_check(console: Console, p: dict[str, Any]) -> None:
+    if p["ok"]:
+        console.print(f"[green]ok[/green]: {p['files_checked']} files, {p['artifacts']} artifacts")
+        return
+    if p["problems"]:
+        t = Table(title="Files that break the schema")
+        for col in ("path", "code", "detail"):
+            t.add_column(col)
+        for pr in p["problems"]:
+            t.add_row(str(pr.get("path")), pr["code"], pr["detail"])
+        console.print(t)
+    if p["dangling_links"]:
+        t = Table(title="Links to ids CONTEXT does not hold")
+        for col in ("path", "from", "field", "to"):
+            t.add_column(col)
+        for d in p["dangling_links"]:
+            t.add_row(str(d.get("path")), d["from"], d["field"], d["to"])
+        console.print(t)
+
+
+def render_init(console: Console, p: dict[str, Any]) -> None:
+    console.print(f"[green]created[/green] instance at {p['instance']}")
+    for c in p["commits"]:
+        console.print(f"  commits source {c['name']}: {c['path']}")
+    console.print(f"next: {p['next']}")
