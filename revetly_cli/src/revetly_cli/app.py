@@ -40,7 +40,7 @@ def _run(call: Callable[[], dict[str, Any]], as_json: bool) -> dict[str, Any]:
         if as_json:
             render.print_json(refusal.payload())
         else:
-            err.print(render.refusal_line(refusal.payload()), markup=False, highlight=False)
+            sys.stderr.write(render.refusal_line(refusal.payload()) + "\n")
         raise typer.Exit(EXIT_REFUSED) from None
 
 

@@ -1,0 +1,3 @@
+from revetly_mcp.server import main
+
+main()

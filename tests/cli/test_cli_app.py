@@ -1,0 +1,147 @@
+"""The revetly command as a user runs it: real subprocesses on real git instances."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pygit2
+import pytest
+
+STORY = """---
+id: STORY-0001
+title: "Export invoices as CSV"
+type: story
+status: ready
+---
+
+# Export invoices as CSV
+
+Finance wants a CSV of every invoice.
+
+## Acceptance criteria
+
+- A CSV holds one row per invoice
+- Amounts keep two decimals
+"""
+
+
+def revetly(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, **(env or {})}
+    full_env.pop("REVETLY_INSTANCE", None) if env is None else None
+    return subprocess.run(
+        [sys.executable, "-m", "revetly_cli", *args], capture_output=True, text=True,
+        cwd=cwd, env=full_env, timeout=120,
+    )
+
+
+def commit_all(root: Path, message: str) -> None:
+    repo = pygit2.Repository(str(root))
+    repo.index.add_all()
+    repo.index.write()
+    tree = repo.index.write_tree()
+    sig = pygit2.Signature("Dana", "dana@example.com", 1_735_000_000, 0)
+    parents = [] if repo.head_is_unborn else [repo.head.target]
+    repo.create_commit("HEAD", sig, sig, message, tree, parents)
+
+
+@pytest.fixture()
+def instance(tmp_path: Path) -> Path:
+    root = tmp_path / "inst"
+    result = revetly("init", str(root))
+    assert result.returncode == 0, result.stderr
+    (root / "backlog" / "STORY-0001.md").write_text(STORY)
+    commit_all(root, "add a story")
+    return root
+
+
+def test_init_scaffolds_an_instance(tmp_path: Path) -> None:
+    root = tmp_path / "fresh"
+    result = revetly("init", str(root), "--json")
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["instance"] == str(root.resolve())
+    assert (root / ".git").is_dir()
+    assert ".revetly/" in (root / ".gitignore").read_text().splitlines()
+    mcp = json.loads((root / ".mcp.json").read_text())
+    assert mcp["mcpServers"]["revetly"]["args"][0] == "serve"
+
+
+def test_init_twice_is_refused_with_exit_2(tmp_path: Path) -> None:
+    root = tmp_path / "twice"
+    assert revetly("init", str(root)).returncode == 0
+    again = revetly("init", str(root))
+    assert again.returncode == 2
+    assert "already holds an instance" in again.stderr
+    assert "Traceback" not in again.stderr
+
+
+def test_sync_then_status_json_is_the_core_payload(instance: Path) -> None:
+    synced = revetly("sync", "--instance", str(instance), "--json")
+    assert synced.returncode == 0, synced.stderr
+    assert json.loads(synced.stdout)["changed"]["added"] == 1
+    status = revetly("status", "--instance", str(instance), "--json")
+    payload = json.loads(status.stdout)
+    from revetly_core import Engine
+
+    core = Engine.open(instance).context_health()
+    assert payload == json.loads(json.dumps(core))
+    assert payload["counts"]["by_type"] == {"story": 1}
+
+
+def test_instance_found_from_env_and_by_walking_up(instance: Path) -> None:
+    assert revetly("sync", "--instance", str(instance)).returncode == 0
+    by_env = revetly("status", "--json", env={"REVETLY_INSTANCE": str(instance)})
+    assert json.loads(by_env.stdout)["corpus_revision"] == 1
+    by_cwd = revetly("status", "--json", cwd=instance / "backlog")
+    assert json.loads(by_cwd.stdout)["corpus_revision"] == 1
+
+
+def test_check_exit_1_names_the_broken_file(instance: Path) -> None:
+    (instance / "backlog" / "STORY-0002.md").write_text("---\nid: [unclosed\n---\nbody\n")
+    result = revetly("check", "--instance", str(instance), "--json")
+    assert result.returncode == 1
+    payload = json.loads(result.stdout)
+    assert [p["path"] for p in payload["problems"]] == ["backlog/STORY-0002.md"]
+    assert payload["problems"][0]["code"] == "bad-yaml"
+
+
+def test_check_clean_instance_exits_0(instance: Path) -> None:
+    result = revetly("check", "--instance", str(instance))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ok" in result.stdout
+
+
+def test_refusal_is_one_line_and_exit_2_without_an_instance(tmp_path: Path) -> None:
+    result = revetly("status", cwd=tmp_path, env={"REVETLY_INSTANCE": ""})
+    assert result.returncode == 2
+    assert result.stderr.startswith("refused (no-instance)")
+    as_json = revetly("status", "--json", cwd=tmp_path, env={"REVETLY_INSTANCE": ""})
+    assert set(json.loads(as_json.stdout)["refusal"]) == {"code", "detail", "fix"}
+
+
+def test_status_before_any_sync_is_a_refusal(instance: Path) -> None:
+    result = revetly("status", "--instance", str(instance), "--json")
+    assert result.returncode == 2
+    assert json.loads(result.stdout)["refusal"]["code"] == "not-synced"
+
+
+def test_bad_setting_is_refused_naming_it(instance: Path) -> None:
+    cfg = instance / "revetly.toml"
+    cfg.write_text(cfg.read_text() + "\n[ids]\nfamilies = { story = \"story\" }\n")
+    result = revetly("sync", "--instance", str(instance), "--json")
+    assert result.returncode == 2
+    refusal = json.loads(result.stdout)["refusal"]
+    assert refusal["setting"] == "ids.families"
+
+
+def test_help_does_not_import_heavy_modules() -> None:
+    code = (
+        "import sys, revetly_cli.app; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'whoosh', 'networkx', 'pygit2'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
