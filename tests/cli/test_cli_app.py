@@ -29,9 +29,12 @@ Finance wants a CSV of every invoice.
 """
 
 
-def revetly(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def revetly(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, **(env or {})}
-    full_env.pop("REVETLY_INSTANCE", None) if env is None else None
+    if env is None:
+        full_env.pop("REVETLY_INSTANCE", None)
     return subprocess.run(
         [sys.executable, "-m", "revetly_cli", *args], capture_output=True, text=True,
         cwd=cwd, env=full_env, timeout=120,

@@ -115,7 +115,9 @@ def check(instance: InstanceOpt = None, as_json: JsonOpt = False) -> None:
 @app.command()
 def serve(
     instance: InstanceOpt = None,
-    project: Annotated[str | None, typer.Option("--project", help="Bind the connection to one project.")] = None,
+    project: Annotated[
+        str | None, typer.Option("--project", help="Bind the connection to one project.")
+    ] = None,
 ) -> None:
     """Run the MCP server over stdio for an agent host (the same as `revetly-mcp`)."""
     try:

@@ -135,7 +135,7 @@ class Linker:
     def links_of(self, a: Artifact) -> list[Link]:
         """Every link the artifact states: declared, then explicit-ref, then title-mention."""
         declared = self.declared_links(a)
-        declared_dsts = {l.dst for l in declared}
+        declared_dsts = {link.dst for link in declared}
         own = id_key(a.id)
         out = list(declared)
         named_keys: set[IdKey] = set()
@@ -151,8 +151,9 @@ class Linker:
             out.append(Link(a.id, dst, "references", "explicit-ref", detail))
         if a.type != COMMIT_TYPE:
             for dst in sorted(self.titles.found_in(tokens(a.body))):
-                key = id_key(dst)
-                if dst == a.id or (key is not None and key in named_keys) or dst in declared_dsts:
+                dst_key = id_key(dst)
+                named = dst_key is not None and dst_key in named_keys
+                if dst == a.id or named or dst in declared_dsts:
                     continue
                 out.append(Link(a.id, dst, "mentions", "title-mention"))
         unique: dict[tuple[str, str, str, str], Link] = {}

@@ -278,12 +278,12 @@ def _relink(
         for a in store.artifacts(f"id IN ({marks})", tuple(chunk)):
             new_links.extend(linker.links_of(a))
     progress("link", len(ids), len(ids))
-    fresh = {(l.src, l.dst, l.relation, l.method) for l in new_links}
+    fresh = {(link.src, link.dst, link.relation, link.method) for link in new_links}
     stale: list[tuple[str, str, str, str]] = []
     if full:
         rows = store.conn.execute(
             "SELECT src, dst, relation, method FROM links WHERE invalid_at IS NULL")
-        stale = [tuple(r) for r in rows if tuple(r) not in fresh]  # type: ignore[misc]
+        stale = [(r[0], r[1], r[2], r[3]) for r in rows if tuple(r) not in fresh]
     else:
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]

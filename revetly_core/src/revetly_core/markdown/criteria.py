@@ -77,9 +77,7 @@ def parse_criteria(body: str) -> ParsedCriteria:
             if current is not None:
                 items.append(" ".join(current))
                 current = None
-        elif current is not None and (line.startswith((" ", "\t"))):
-            current.append(line.strip())
-        elif current is not None:
+        elif current is not None:  # a wrapped line continues the criterion above it
             current.append(line.strip())
     if current is not None:
         items.append(" ".join(current))

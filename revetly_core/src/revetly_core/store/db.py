@@ -75,10 +75,33 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {}
 """from-version -> a step that brings the schema to from-version + 1."""
 
 _ART_COLS = (
-    "id project type kind title status parent owner body criteria criteria_unparsed metadata "
-    "aliases source source_path source_uri blob created_at source_updated_at ingested_at deleted "
-    "deleted_at deleted_clock deleted_note provenance withheld"
-).split()
+    "id",
+    "project",
+    "type",
+    "kind",
+    "title",
+    "status",
+    "parent",
+    "owner",
+    "body",
+    "criteria",
+    "criteria_unparsed",
+    "metadata",
+    "aliases",
+    "source",
+    "source_path",
+    "source_uri",
+    "blob",
+    "created_at",
+    "source_updated_at",
+    "ingested_at",
+    "deleted",
+    "deleted_at",
+    "deleted_clock",
+    "deleted_note",
+    "provenance",
+    "withheld",
+)
 
 
 def artifact_row(a: Artifact, ingested_at: str) -> tuple[Any, ...]:
@@ -275,9 +298,9 @@ class Store:
                                ELSE excluded.valid_at END,
                  invalid_at=NULL""",
             (
-                (l.src, l.dst, l.relation, l.method, dst_keys.get(l.dst),
-                 json.dumps(l.detail_dict(), sort_keys=True), at)
-                for l in links
+                (link.src, link.dst, link.relation, link.method, dst_keys.get(link.dst),
+                 json.dumps(link.detail_dict(), sort_keys=True), at)
+                for link in links
             ),
         )
 
@@ -287,10 +310,15 @@ class Store:
             "ORDER BY src, dst, relation, method", params,
         ))
 
-    def replace_statements(self, artifact_ids: Iterable[str], rows: Iterable[tuple[str, str, str, str | None]]) -> None:
-        self.conn.executemany("DELETE FROM statements WHERE artifact_id=?", ((i,) for i in artifact_ids))
+    def replace_statements(
+        self, artifact_ids: Iterable[str], rows: Iterable[tuple[str, str, str, str | None]]
+    ) -> None:
         self.conn.executemany(
-            "INSERT OR REPLACE INTO statements (id, artifact_id, text, stated_at) VALUES (?,?,?,?)", rows
+            "DELETE FROM statements WHERE artifact_id=?", ((i,) for i in artifact_ids)
+        )
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO statements (id, artifact_id, text, stated_at) VALUES (?,?,?,?)",
+            rows,
         )
 
     # -- history, problems, sources, passes -------------------------------------------------
@@ -306,7 +334,9 @@ class Store:
     def clear_history(self, source: str) -> None:
         self.conn.execute("DELETE FROM history WHERE source=?", (source,))
 
-    def replace_problems(self, source: str, cleared: Iterable[str], problems: Iterable[FileProblem], *, full: bool) -> None:
+    def replace_problems(
+        self, source: str, cleared: Iterable[str], problems: Iterable[FileProblem], *, full: bool
+    ) -> None:
         if full:
             self.conn.execute("DELETE FROM problems WHERE source=?", (source,))
         else:
@@ -406,11 +436,11 @@ class Store:
     def snapshot(self) -> dict[str, Any]:
         """The corpus as data, without ingest-clock fields: equal for equal sources."""
         arts = [
-            {k: r[k] for k in r.keys() if k not in ("ingested_at",)}
+            {k: r[k] for k in r.keys() if k not in ("ingested_at",)}  # noqa: SIM118 (sqlite3.Row)
             for r in self.conn.execute("SELECT * FROM artifacts ORDER BY id")
         ]
         links = [
-            {k: r[k] for k in r.keys() if k not in ("valid_at", "invalid_at")}
+            {k: r[k] for k in r.keys() if k not in ("valid_at", "invalid_at")}  # noqa: SIM118
             for r in self.live_links()
         ]
         stmts = [dict(r) for r in self.conn.execute("SELECT * FROM statements ORDER BY id")]
