@@ -85,6 +85,8 @@ def parse_artifact_file(
     for name in ("delivered_by",):
         if getattr(fm, name):
             metadata[name] = getattr(fm, name)
+    if fm.withheld:
+        metadata["withheld"] = True
     if fm.verdicts:
         metadata["verdicts"] = [v.model_dump(exclude_none=True) for v in fm.verdicts]
     if fm.created:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,14 @@ from revetly_core.connectors.base import Connector, Progress, SourceBatch, no_pr
 from revetly_core.connectors.commits import CommitsConnector
 from revetly_core.connectors.repository import RepositoryConnector
 from revetly_core.ids import IdResolver, id_key
-from revetly_core.ingest.linker import Linker, TitleIndex, contains_phrase, key_text, tokens
+from revetly_core.ingest.linker import (
+    Linker,
+    TitleIndex,
+    contains_phrase,
+    key_text,
+    mention_phrases,
+    tokens,
+)
 from revetly_core.ingest.statements import statement_rows
 from revetly_core.instance.layout import InstancePaths
 from revetly_core.model import COMMIT_TYPE, Artifact, Link
@@ -179,9 +187,10 @@ def _apply(
                 c["updated"] += 1
             if prior is not None:
                 prior_ids.add(a.id)
-                old = store.get(a.id)
-                if old is not None:
-                    old_phrases[a.id] = _phrases(old)
+                if not full:  # a full pass re-links everything; no need to know old titles
+                    old = store.get(a.id)
+                    if old is not None:
+                        old_phrases[a.id] = mention_phrases(old)
             changed.add(a.id)
         ingested = now
         store.upsert_artifacts(batch.upserts, ingested)
@@ -198,19 +207,18 @@ def _apply(
         store.replace_problems(batch.source, batch.cleared_paths, batch.problems, full=full)
         counts[batch.source] = c
     _relink(store, config, changed, old_phrases, full=full, now=now, progress=progress)
-    upserted = [i for i in changed]
-    stmt_rows = []
-    for a in store.artifacts(f"id IN ({','.join('?' * len(upserted))})" if upserted else "0",
-                             tuple(upserted)):
+    stmt_rows: list[tuple[str, str, str, str | None]] = []
+    for a in _artifacts_by_id(store, sorted(changed)):
         stmt_rows.extend(statement_rows(a))
-    store.replace_statements(upserted, stmt_rows)
+    store.replace_statements(sorted(changed), stmt_rows)
     return changed, prior_ids, counts
 
 
-def _phrases(a: Artifact) -> list[tuple[str, ...]]:
-    from revetly_core.ingest.linker import mention_phrases
-
-    return mention_phrases(a)
+def _artifacts_by_id(store: Store, ids: list[str], chunk: int = 500) -> Iterator[Artifact]:
+    """The stored artifacts with these ids, read in chunks under SQLite's variable limit."""
+    for start in range(0, len(ids), chunk):
+        part = ids[start : start + chunk]
+        yield from store.artifacts(f"id IN ({','.join('?' * len(part))})", tuple(part))
 
 
 def _relink(
@@ -218,16 +226,12 @@ def _relink(
     *, full: bool, now: str, progress: Progress,
 ) -> None:
     """Re-state the links of every artifact whose links could have changed."""
-    from revetly_core.ingest.linker import mention_phrases
-
     resolver = IdResolver(store.all_ids())
     titles = TitleIndex()
     phrases_now: dict[str, list[tuple[str, ...]]] = {}
     for row in store.conn.execute(
         "SELECT id, type, title, aliases FROM artifacts WHERE type != ?", (COMMIT_TYPE,)
     ):
-        import json
-
         a = Artifact(id=row[0], type=row[1], title=row[2], source="", project="",
                      aliases=json.loads(row[3]))
         ph = mention_phrases(a)
@@ -270,13 +274,10 @@ def _relink(
 
     ids = sorted(affected)
     new_links: list[Link] = []
-    step = 2_000
-    for start in range(0, len(ids), step):
-        progress("link", start, len(ids))
-        chunk = ids[start : start + step]
-        marks = ",".join("?" * len(chunk))
-        for a in store.artifacts(f"id IN ({marks})", tuple(chunk)):
-            new_links.extend(linker.links_of(a))
+    for i, a in enumerate(_artifacts_by_id(store, ids)):
+        if i % 2_000 == 0:
+            progress("link", i, len(ids))
+        new_links.extend(linker.links_of(a))
     progress("link", len(ids), len(ids))
     fresh = {(link.src, link.dst, link.relation, link.method) for link in new_links}
     stale: list[tuple[str, str, str, str]] = []
@@ -333,9 +334,5 @@ def _update_index(
         index.rebuild(store.artifacts(), total, revision)
         progress("index", total, total)
         return
-    ids = sorted(changed)
-    docs: list[Artifact] = []
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        docs.extend(store.artifacts(f"id IN ({','.join('?' * len(chunk))})", tuple(chunk)))
+    docs = list(_artifacts_by_id(store, sorted(changed)))
     index.update(docs, prior_ids | (changed - {d.id for d in docs}), revision)
