@@ -113,6 +113,31 @@ def check(instance: InstanceOpt = None, as_json: JsonOpt = False) -> None:
 
 
 @app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What you are looking for, in a few words.")],
+    instance: InstanceOpt = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Rows to serve (1-50).")] = 10,
+    project: Annotated[str | None, typer.Option("--project", help="Read as this project.")] = None,
+    deleted: Annotated[
+        str | None, typer.Option("--deleted", help="'include' or 'only' to read deleted work.")
+    ] = None,
+    inferred: Annotated[str | None, typer.Option("--inferred", help="'all' widens the inferred half.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The twin of search_context: artifacts, passages and facts for a query."""
+    payload = _run(
+        lambda: Engine.open(instance).search_context(
+            query, limit=limit, project=project, deleted=deleted, inferred=inferred
+        ),
+        as_json,
+    )
+    if as_json:
+        render.print_json(payload)
+    else:
+        render.render_search(out, payload)
+
+
+@app.command()
 def serve(
     instance: InstanceOpt = None,
     project: Annotated[

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 
@@ -58,7 +59,7 @@ def render_sync(console: Console, p: dict[str, Any]) -> None:
     )
     for s in p["sources"]:
         if s["outcome"] == "failed":
-            console.print(f"  [red]{s['source']} failed:[/red] {s['error']}")
+            console.print(f"  [red]{escape(s['source'])} failed:[/red] {escape(s['error'])}")
         else:
             c = s["counts"]
             console.print(f"  {s['source']}: read {c.get('read', 0)}, problems {c.get('problems', 0)}")
@@ -75,14 +76,14 @@ def render_check(console: Console, p: dict[str, Any]) -> None:
         for col in ("path", "code", "detail"):
             t.add_column(col)
         for pr in p["problems"]:
-            t.add_row(str(pr.get("path")), pr["code"], pr["detail"])
+            t.add_row(escape(str(pr.get("path"))), pr["code"], escape(pr["detail"]))
         console.print(t)
     if p["dangling_links"]:
         t = Table(title="Links to ids CONTEXT does not hold")
         for col in ("path", "from", "field", "to"):
             t.add_column(col)
         for d in p["dangling_links"]:
-            t.add_row(str(d.get("path")), d["from"], d["field"], d["to"])
+            t.add_row(escape(str(d.get("path"))), d["from"], d["field"], escape(d["to"]))
         console.print(t)
 
 
@@ -91,3 +92,37 @@ def render_init(console: Console, p: dict[str, Any]) -> None:
     for c in p["commits"]:
         console.print(f"  commits source {c['name']}: {c['path']}")
     console.print(f"next: {p['next']}")
+
+
+def _cuts_footer(console: Console, p: dict[str, Any]) -> None:
+    """Every cut the payload reports, one line each."""
+    for key, value in sorted(p.items()):
+        if (key.startswith("truncated") or key.endswith("_truncated")) and isinstance(value, dict):
+            listed = value.get("listed", value.get("count"))
+            console.print(f"[yellow]cut[/yellow] {key}: {value.get('reason')} "
+                          f"(listed {listed} of {value.get('total', '?')})")
+
+
+def render_search(console: Console, p: dict[str, Any]) -> None:
+    t = Table(title=f"search: {escape(p['query'])}", show_lines=True)
+    for col in ("#", "id", "type", "status", "summary"):
+        t.add_column(col)
+    for i, a in enumerate(p["artifacts"], start=1):
+        marks = []
+        if a.get("superseded_by"):
+            marks.append("superseded by " + ", ".join(a["superseded_by"]))
+        if a.get("revised_by"):
+            marks.append("revised by " + ", ".join(r["id"] for r in a["revised_by"]))
+        if a.get("deleted"):
+            marks.append(f"deleted {a.get('deleted_at') or '(date unknown)'}")
+        text = a["summary"] + ("\n[dim]" + escape("; ".join(marks)) + "[/dim]" if marks else "")
+        t.add_row(str(i), a["artifact_id"][:16], a["artifact_type"], a.get("status") or "",
+                  text if marks else escape(text))
+    console.print(t)
+    if p["facts"]:
+        console.print("[bold]facts[/bold]")
+        for f in p["facts"]:
+            console.print("  " + escape(f["fact"]))
+    if not p["artifacts"]:
+        console.print("nothing matched")
+    _cuts_footer(console, p)

@@ -102,6 +102,9 @@ class ReadSection(_Strict):
     budget: int = Field(default=32_768, ge=1_024)
 
 
+RANKING_SIGNALS = ("exact-id", "recency", "provenance", "link-count", "kind", "superseded")
+
+
 class Config(_Strict):
     """The whole of revetly.toml. Unknown keys are refused, so a typo is never ignored."""
 
@@ -113,6 +116,16 @@ class Config(_Strict):
     extraction: ExtractionSection = Field(default_factory=ExtractionSection)
     ranking: dict[str, float] = Field(default_factory=dict)
     read: ReadSection = Field(default_factory=ReadSection)
+
+    @field_validator("ranking")
+    @classmethod
+    def _ranking(cls, value: dict[str, float]) -> dict[str, float]:
+        for name, weight in value.items():
+            if name not in RANKING_SIGNALS:
+                raise ValueError(f"unknown signal {name!r} (signals: {', '.join(RANKING_SIGNALS)})")
+            if weight < 0:
+                raise ValueError(f"signal {name!r} needs a weight ≥ 0")
+        return value
 
     @model_validator(mode="after")
     def _cross(self) -> Config:

@@ -64,6 +64,25 @@ class Engine:
             if store is not None:
                 store.close()
 
+    def search_context(
+        self,
+        query: str,
+        limit: int = 10,
+        project: str | None = None,
+        deleted: str | None = None,
+        inferred: str | None = None,
+    ) -> dict[str, Any]:
+        """Keyword search over every artifact: artifacts, passages and facts, ranked and fitted."""
+        from revetly_core.reads.search import search_context
+
+        store = self._store()
+        try:
+            return search_context(self.config, store, KeywordIndex(self.paths.index), query,
+                                  limit=limit, project=project, deleted=deleted,
+                                  inferred=inferred)
+        finally:
+            store.close()
+
     def graph(self) -> Any:
         """The networkx graph of live links at the current corpus revision."""
         store = self._store()

@@ -58,7 +58,7 @@ class IdFinder:
         alt = "|".join(re.escape(f) for f in fams)
         # FAMILY-12, family 12, FAMILY_12, optionally a range ..14 / ..FAMILY-14 / -14 is not a range.
         self._pattern = re.compile(
-            rf"(?<![A-Za-z0-9])({alt})[-_ ]?(\d+)(?:\s*\.\.\s*(?:(?:{alt})[-_ ]?)?(\d+))?(?![A-Za-z0-9])",
+            rf"(?<![A-Za-z0-9])({alt})[-_ ]?(\d+)(?:\s*\.\.\s*(?:\1[-_ ]?)?(\d+))?(?![A-Za-z0-9])",
             re.IGNORECASE,
         )
 
@@ -70,12 +70,10 @@ class IdFinder:
             fam = m.group(1).upper()
             first = int(m.group(2))
             last = int(m.group(3)) if m.group(3) else first
-            if last < first or last - first > MAX_RANGE:
-                last = first if last < first else last
-                if last != first:
-                    yield fam, first, first, len(m.group(2))
-                    yield fam, last, last, len(m.group(3) or "")
-                    continue
+            if last < first or last - first > MAX_RANGE:  # not a range to expand: its two ends
+                yield fam, first, first, len(m.group(2))
+                yield fam, last, last, len(m.group(3) or "")
+                continue
             yield fam, first, last, len(m.group(2))
 
     def keys(self, text: str) -> list[IdKey]:

@@ -40,9 +40,16 @@ def _as_text(value: Any) -> Any:
 
 
 def _as_when(value: Any) -> Any:
+    """A date or date-time, kept as its ISO text; anything else is refused."""
     if isinstance(value, dt.datetime | dt.date):
         return value.isoformat()
-    return value
+    if isinstance(value, str):
+        try:
+            dt.datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise ValueError(f"{value!r} is not an ISO date such as 2025-02-19") from None
+        return value.strip()
+    raise ValueError(f"{value!r} is not an ISO date such as 2025-02-19")
 
 
 IdList = Annotated[list[str], BeforeValidator(_as_list)]

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from revetly_core.config import CommitsConnector as CommitsSettings
-from revetly_core.connectors.base import KnownArtifact, Progress, SourceBatch, no_progress
+from revetly_core.connectors.base import KnownArtifact, Progress, Removal, SourceBatch, no_progress
 from revetly_core.connectors.gittime import commit_subject_body, commit_time
 from revetly_core.model import COMMIT_TYPE, Artifact
 
@@ -77,14 +77,23 @@ class CommitsConnector:
         batch.cursor = {"head": str(head), "since": batch.floor}
         if batch.complete:
             seen = {a.id for a in batch.upserts}
-            from revetly_core.connectors.base import Removal
-
+            below_floor = {a for a in known if a not in seen} & self._older_than(repo, floor_ts)
             for k in sorted(known.values(), key=lambda k: k.id):
-                if not k.deleted and k.id not in seen:
+                if not k.deleted and k.id not in seen and k.id not in below_floor:
                     batch.removals.append(
                         Removal(k.id, now, "found", "no longer reachable from the repository HEAD")
                     )
         return batch
+
+    @staticmethod
+    def _older_than(repo: Any, floor_ts: float | None) -> set[str]:
+        """Commits reachable from HEAD but older than the floor: unread, never deleted."""
+        if floor_ts is None:
+            return set()
+        import pygit2
+
+        walker = repo.walk(repo.head.target, pygit2.enums.SortMode.TIME)
+        return {str(c.id) for c in walker if c.author.time < floor_ts}
 
     def _artifact(self, repo: Any, commit: Any) -> Artifact:
         subject, body = commit_subject_body(commit.message)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,8 @@ def parse_artifact_file(
             "unknown-family",
             f"id {fm.id!r} is not FAMILY-NUMBER of a declared family ({', '.join(families)})",
         )
+    digits = re.search(r"(\d+)$", fm.id.strip())
+    canonical_id = f"{key.family}-{digits.group(1)}" if digits else fm.id
     declared: dict[str, Any] = {}
     for name in DECLARED_FIELDS:
         value = getattr(fm, name)
@@ -96,7 +99,7 @@ def parse_artifact_file(
     metadata["declared"] = declared
     criteria = parse_criteria(body)
     return Artifact(
-        id=fm.id,
+        id=canonical_id,
         type=fm.type,
         title=fm.title,
         source=SOURCE_ID,
@@ -116,6 +119,12 @@ def parse_artifact_file(
         aliases=list(fm.aliases),
         provenance="source-of-record",
     )
+
+
+def _key_of(artifact_id: str) -> str:
+    """Two ids are one id when family and number agree, whatever the padding or case."""
+    key = id_key(artifact_id)
+    return artifact_id if key is None else f"{key.family}:{key.number}"
 
 
 class RepositoryConnector:
@@ -165,13 +174,15 @@ class RepositoryConnector:
         problems: dict[str, str | None] = {
             p: b for p, b in prior_problems.items() if p in current and current[p] == b
         }
-        batch.cleared_paths = set(changed) | {p for p in prior_problems if p not in current}
+        batch.cleared_paths = set(changed) | {
+            p for p, b in prior_problems.items() if current.get(p) != b
+        }
         ids_by_path: dict[str, str] = {
             p: k.id for p, k in known_by_path.items() if p in current and p not in changed
         }
-        owner_of: dict[str, str] = {}
+        owner_of: dict[str, str] = {}  # canonical id key -> the path holding it
         for p in sorted(ids_by_path):
-            owner_of.setdefault(ids_by_path[p], p)
+            owner_of.setdefault(_key_of(ids_by_path[p]), p)
         total = len(changed)
         for i, path in enumerate(changed):
             if i % 500 == 0:
@@ -185,7 +196,7 @@ class RepositoryConnector:
                 batch.problems.append(parsed)
                 problems[path] = blob
                 continue
-            holder = owner_of.get(parsed.id)
+            holder = owner_of.get(_key_of(parsed.id))
             if holder is not None and holder != path:
                 first, second = sorted((holder, path))
                 if second == path:
@@ -201,13 +212,13 @@ class RepositoryConnector:
                     current.get(holder),
                 ))
                 batch.upserts = [a for a in batch.upserts if a.source_path != holder]
-            owner_of[parsed.id] = path
+            owner_of[_key_of(parsed.id)] = path
             ids_by_path[path] = parsed.id
             batch.upserts.append(parsed)
         progress("read files", total, total)
         batch.read_count = total
 
-        live_ids = set(owner_of)
+        live_ids = {ids_by_path[p] for p in owner_of.values()}
         self._deleted_records(repo, deletions, current, live_ids, known, batch)
         for k in sorted(known.values(), key=lambda k: k.id):
             if k.deleted or k.id in live_ids or any(a.id == k.id for a in batch.upserts):

@@ -109,7 +109,8 @@ def _run_locked(
 ) -> PassResult:
     started = clock()
     index_torn = index.revision() != store.revision or not paths_exist(index)
-    full = full or store.revision == 0
+    fingerprint = config_fingerprint(config)
+    full = full or store.revision == 0 or store.get_meta("config_fingerprint") != fingerprint
     pass_id = store.start_pass(started, full)
     batches: list[tuple[Connector, SourceBatch, str, str]] = []
     failed: list[dict[str, Any]] = []
@@ -132,6 +133,7 @@ def _run_locked(
                                      progress=progress)
             revision = store.revision + (1 if (changed or full) else 0)
             store.set_meta("corpus_revision", str(revision))
+            store.set_meta("config_fingerprint", fingerprint)
             ended = clock()
             source_rows = _record_sources(store, pass_id, batches, failed, counts, ended)
             outcome = "succeeded" if not failed else "degraded"
@@ -141,7 +143,7 @@ def _run_locked(
     except Exception as exc:
         ended = clock()
         detail = f"{type(exc).__name__}: {exc}"
-        log.error("read pass failed: %s\n%s", detail, traceback.format_exc())
+        log.debug("read pass failed: %s\n%s", detail, traceback.format_exc())
         store.end_pass(pass_id, ended, "failed", store.revision, {}, detail)
         for connector, batch, s, e in batches:
             store.ledger_entry(pass_id, connector.source_id, started=s, ended=e, outcome="failed",
@@ -158,6 +160,13 @@ def _run_locked(
         log.warning("keyword index update failed (rebuilt on the next pass): %s", exc)
     return PassResult(pass_id, outcome, full, revision, started, ended, source_rows, totals,
                       len(store.problems()))
+
+
+def config_fingerprint(config: Config) -> str:
+    """A digest of the settings a pass reads with: when it changes, the next pass is full."""
+    import hashlib
+
+    return hashlib.sha256(config.model_dump_json().encode()).hexdigest()[:16]
 
 
 def paths_exist(index: KeywordIndex) -> bool:

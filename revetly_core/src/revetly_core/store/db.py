@@ -359,13 +359,17 @@ class Store:
         self, source: str, project: str, *, cursor: dict[str, Any] | None, at: str, outcome: str,
         floor: str | None, gaps: list[str], partial: bool,
     ) -> None:
-        prior = self.conn.execute("SELECT cursor FROM sources WHERE source=?", (source,)).fetchone()
+        prior = self.conn.execute(
+            "SELECT cursor, last_read_at FROM sources WHERE source=?", (source,)
+        ).fetchone()
         keep = prior[0] if prior is not None else "{}"
+        # a failed read leaves the time of the last read that landed: freshness must not lie
+        read_at = at if outcome == "succeeded" else (prior[1] if prior is not None else None)
         self.conn.execute(
             "INSERT OR REPLACE INTO sources (source, project, cursor, last_read_at, last_outcome, "
             "floor, gaps, partial) VALUES (?,?,?,?,?,?,?,?)",
             (source, project, json.dumps(cursor, sort_keys=True) if cursor is not None else keep,
-             at, outcome, floor, json.dumps(gaps), int(partial)),
+             read_at, outcome, floor, json.dumps(gaps), int(partial)),
         )
 
     def sources(self) -> list[sqlite3.Row]:

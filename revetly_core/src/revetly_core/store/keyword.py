@@ -34,7 +34,10 @@ def _schema() -> Any:
 
 
 def _doc(a: Artifact) -> dict[str, str]:
-    return {"id": a.id, "type": a.type, "project": a.project, "title": a.title, "body": a.body}
+    """The indexed form: the id rides with the title; a withheld artifact's body is not indexed."""
+    body = "" if a.metadata.get("withheld") else a.body
+    return {"id": a.id, "type": a.type, "project": a.project, "title": f"{a.id} {a.title}",
+            "body": body}
 
 
 class KeywordIndex:
@@ -102,21 +105,73 @@ class KeywordIndex:
         gc.collect()
         self._set_revision(revision)
 
-    def search(self, text: str, limit: int = 10) -> list[tuple[str, float]]:
-        """(id, BM25F score) of the best matches: all words first, any word when too few."""
-        from whoosh import index, qparser, scoring
+    def searcher(self) -> KeywordSearcher:
+        """An open searcher for several queries in a row; close it (or use `with`)."""
+        return KeywordSearcher(self.directory)
 
-        ix = index.open_dir(str(self.directory))
-        try:
-            with ix.searcher(weighting=scoring.BM25F()) as searcher:
-                hits: list[tuple[str, float]] = []
-                for group in (qparser.AndGroup, qparser.OrGroup):
-                    parser = qparser.MultifieldParser(["title", "body"], ix.schema, group=group)
-                    query = parser.parse(text)
-                    results = searcher.search(query, limit=limit)
-                    hits = [(r["id"], float(r.score)) for r in results]
-                    if len(hits) >= limit:
-                        break
-                return hits
-        finally:
-            ix.close()
+
+Alternatives = list[list[str]]
+"""One unit of a query: its alternative spellings, each a list of stemmed terms."""
+
+
+class KeywordSearcher:
+    """BM25F queries over the index: all units first, widened to any unit when too few match."""
+
+    def __init__(self, directory: Path) -> None:
+        from whoosh import index, scoring
+
+        self._ix = index.open_dir(str(directory))
+        self._searcher = self._ix.searcher(weighting=scoring.BM25F())
+        self.doc_count = self._searcher.doc_count()
+
+    def __enter__(self) -> KeywordSearcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._searcher.close()
+        self._ix.close()
+
+    @staticmethod
+    def analyze(text: str) -> list[str]:
+        """Stemmed, stopword-free terms of text, as the index holds them."""
+        from whoosh.analysis import StemmingAnalyzer
+
+        return [t.text for t in StemmingAnalyzer()(text)]
+
+    def idf(self, term: str) -> float:
+        """How rare a stemmed term is across bodies (0 when absent)."""
+        df = self._searcher.doc_frequency("body", term)
+        if df == 0:
+            return 0.0
+        import math
+
+        return math.log(1 + (self.doc_count - df + 0.5) / (df + 0.5))
+
+    def search(
+        self, units: list[Alternatives], limit: int, *, any_unit: bool = False
+    ) -> list[tuple[str, float]]:
+        """(id, score) best first; AND over units unless any_unit, then OR when AND finds too few."""
+        from whoosh.query import And, Or, Term
+
+        def spelled(terms: list[str]) -> object:
+            parts = [Or([Term("title", t), Term("body", t)]) for t in terms]
+            return parts[0] if len(parts) == 1 else And(parts)
+
+        def unit(alts: Alternatives) -> object:
+            options = [spelled(a) for a in alts if a]
+            return options[0] if len(options) == 1 else Or(options)
+
+        built = [unit(u) for u in units if any(u)]
+        if not built:
+            return []
+        hits: list[tuple[str, float]] = []
+        for combine in ((Or,) if any_unit else (And, Or)):
+            query = combine(built) if len(built) > 1 else built[0]
+            results = self._searcher.search(query, limit=limit)
+            hits = [(r["id"], float(r.score)) for r in results]
+            if len(hits) >= limit:
+                break
+        return hits

@@ -1,0 +1,91 @@
+"""What every read carries besides its answer: project, freshness, history, context_health."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from revetly_core.config import Config
+from revetly_core.refusal import Refusal
+from revetly_core.store.db import Store
+
+DELETED_VALUES = ("include", "only")
+
+
+def check_deleted(deleted: str | None) -> str | None:
+    """The deleted argument: absent, 'include' or 'only'; anything else is refused by name."""
+    if deleted in (None, ""):
+        return None
+    if deleted not in DELETED_VALUES:
+        raise Refusal(
+            "invalid-argument", f"deleted={deleted!r} is not a value this read takes",
+            "omit deleted for live work only, or pass 'include' or 'only'",
+            {"argument": "deleted"},
+        )
+    return deleted
+
+
+def deleted_clause(deleted: str | None, alias: str = "") -> str:
+    """The SQL condition a deleted argument puts on artifacts."""
+    col = f"{alias}.deleted" if alias else "deleted"
+    if deleted == "include":
+        return "1"
+    if deleted == "only":
+        return f"{col}=1"
+    return f"{col}=0"
+
+
+@dataclass(frozen=True)
+class ProjectScope:
+    """Which project answers a read, and which projects' artifacts it may reach."""
+
+    name: str
+    reach: tuple[str, ...]
+    multi: bool
+
+    def sql(self, alias: str = "") -> tuple[str, tuple[str, ...]]:
+        col = f"{alias}.project" if alias else "project"
+        marks = ",".join("?" for _ in self.reach)
+        return f"{col} IN ({marks})", self.reach
+
+
+def resolve_project(config: Config, project: str | None, *, with_imports: bool) -> ProjectScope:
+    """The named project (or the default) and, for a question, what it imports."""
+    names = config.project_names
+    name = project or config.default_project
+    if name not in names:
+        raise Refusal(
+            "unknown-project", f"project {name!r} is not declared on this instance",
+            f"name one of: {', '.join(names)}", {"argument": "project"},
+        )
+    reach = [name]
+    if with_imports and name in config.projects:
+        for imp in config.projects[name].imports:
+            if imp not in reach:
+                reach.append(imp)
+    return ProjectScope(name, tuple(reach), multi=len(names) > 1)
+
+
+def envelope(config: Config, store: Store, scope: ProjectScope) -> dict[str, Any]:
+    """freshness always; history where a source has a floor; context_health when a pass failed."""
+    from revetly_core.reads.health import freshness, history_block
+
+    sources = [
+        {"source": r["source"], "last_read_at": r["last_read_at"], "floor": r["floor"],
+         "gaps": json.loads(r["gaps"]), "partial": bool(r["partial"])}
+        for r in store.sources() if r["project"] in (None, scope.name) or not scope.multi
+    ]
+    out: dict[str, Any] = {}
+    if scope.multi:
+        out["project"] = scope.name
+    out["freshness"] = freshness(sources)
+    hist = history_block(sources)
+    if hist is not None:
+        out["history"] = hist
+    last = store.last_pass()
+    if last is not None and last["outcome"] == "failed":
+        out["context_health"] = {
+            "last_pass_failed": True, "error": last["error"], "serving_revision": store.revision,
+        }
+    return out

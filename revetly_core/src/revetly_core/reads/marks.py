@@ -1,0 +1,84 @@
+"""The marks a served row never loses: deletion, supersession and revision."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from revetly_core.markdown.criteria import criteria_fingerprint
+from revetly_core.model import Artifact
+from revetly_core.store.db import Store
+
+REVISED_BY_MARK = True
+"""Every served row of a work item a note declares it revises carries revised_by."""
+
+
+def deletion_marks(a: Artifact) -> dict[str, Any]:
+    """deleted, deleted_at (absent when unknown), deleted_clock and deleted_note of a deleted row."""
+    if not a.deleted:
+        return {}
+    marks: dict[str, Any] = {"deleted": True}
+    if a.deleted_at:
+        marks["deleted_at"] = a.deleted_at
+        marks["deleted_clock"] = a.deleted_clock or "found"
+    if a.deleted_note:
+        marks["deleted_note"] = a.deleted_note
+    return marks
+
+
+def superseded_by(store: Store, artifact_id: str) -> list[str]:
+    """Ids of live notes whose frontmatter declares they supersede this artifact, sorted."""
+    rows = store.conn.execute(
+        "SELECT l.src FROM links l JOIN artifacts a ON a.id = l.src WHERE l.dst=? "
+        "AND l.relation='supersedes' AND l.invalid_at IS NULL AND a.deleted=0 ORDER BY l.src",
+        (artifact_id,),
+    )
+    return [r[0] for r in rows]
+
+
+def criterion_changed(fingerprint: str | None, position: int, criteria: list[str]) -> bool | None:
+    """True when the fingerprinted criterion's text has changed or is gone; None unfingerprinted."""
+    if fingerprint is None:
+        return None
+    if position < 1 or position > len(criteria):
+        return True
+    return criteria_fingerprint(criteria[position - 1]) != fingerprint
+
+
+def revised_by(store: Store, item: Artifact) -> list[dict[str, Any]]:
+    """One entry per live note declaring it revises the item, newest first, with criterion_changed."""
+    rows = store.conn.execute(
+        "SELECT l.src, l.detail, a.created_at FROM links l JOIN artifacts a ON a.id = l.src "
+        "WHERE l.dst=? AND l.relation='revises' AND l.invalid_at IS NULL AND a.deleted=0",
+        (item.id,),
+    ).fetchall()
+    entries: list[tuple[str, str, dict[str, Any]]] = []
+    for src, detail_text, created in rows:
+        detail = json.loads(detail_text)
+        entry: dict[str, Any] = {"id": src, "criteria": list(detail.get("criteria", []))}
+        fps = detail.get("criteria_fp")
+        if fps:
+            entry["criterion_changed"] = any(
+                criterion_changed(fp, pos, item.criteria)
+                for pos, fp in zip(entry["criteria"], fps, strict=False)
+            )
+        entries.append((created or "", src, entry))
+    entries.sort(key=lambda e: (e[0], e[1]), reverse=True)
+    return [e[2] for e in entries]
+
+
+def row_marks(store: Store, a: Artifact) -> dict[str, Any]:
+    """Every mark a row of this artifact carries wherever it is served."""
+    marks = deletion_marks(a)
+    sup = superseded_by(store, a.id)
+    if sup:
+        marks["superseded_by"] = sup
+    if a.provenance != "source-of-record":
+        marks["provenance"] = a.provenance
+    if REVISED_BY_MARK and a.kind == "work-item":
+        rev = revised_by(store, a)
+        if rev:
+            marks["revised_by"] = rev
+    if a.status == "discarded" and a.metadata.get("discard_reason"):
+        marks["discard_reason"] = a.metadata["discard_reason"]
+    return marks

@@ -1,0 +1,97 @@
+"""Fusion of the keyword legs and the reorder rules applied after the signals."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+REVISES_ORDER = False
+"""On: a story sinks below a gathered, later note declaring it revises the story."""
+CRITERION_WORDS_RULE = True
+"""On: a later note naming a work item and speaking of its criteria is served just ahead of it."""
+PULL_REVISING = False
+"""On: a revised story near the top pulls its newest live revising note in ahead of it."""
+PULL_REVISING_TOP = 5
+PULL_REVISING_MAX = 2
+RANK_OFFSET = 10
+"""A row at rank r on a leg contributes 1 / (RANK_OFFSET + r)."""
+FEEDBACK_SHARE = 0.5
+"""The feedback leg's contribution counts half of the keyword leg's."""
+
+_CRITERIA_WORDS = re.compile(r"\b(?:ACs?\s*\d+|ACs\b|AC\d+|criterion|criteria|acceptance)", re.I)
+
+
+def leg_score(rank: int, share: float = 1.0) -> float:
+    """The reciprocal-rank contribution of a row at 1-based rank on one leg."""
+    return share / (RANK_OFFSET + rank)
+
+
+def fuse(legs: Sequence[tuple[Sequence[str], float]]) -> dict[str, tuple[float, frozenset[int]]]:
+    """id -> (fused score, legs that reached it): a row stands at its better leg, never the sum."""
+    fused: dict[str, tuple[float, frozenset[int]]] = {}
+    for leg_index, (ids, share) in enumerate(legs):
+        for rank, artifact_id in enumerate(ids, start=1):
+            score = leg_score(rank, share)
+            prior_score, prior_legs = fused.get(artifact_id, (0.0, frozenset()))
+            fused[artifact_id] = (max(score, prior_score), prior_legs | {leg_index})
+    return fused
+
+
+def speaks_of_criteria(text: str) -> bool:
+    """True when prose speaks of acceptance criteria (AC5, ACs 3, criterion, acceptance)."""
+    return bool(_CRITERIA_WORDS.search(text))
+
+
+@dataclass(frozen=True)
+class Row:
+    """What the reorder rules read about a ranked row."""
+
+    artifact_id: str
+    artifact_type: str
+    when: str
+    body: str
+
+
+def move_ahead(order: list[str], mover: str, anchor: str) -> None:
+    """Put mover immediately ahead of anchor when it stands below it; the rows between move up."""
+    i, j = order.index(mover), order.index(anchor)
+    if i > j:
+        order.pop(i)
+        order.insert(j, mover)
+
+
+def newer_decision_first(
+    order: list[str], rows: Mapping[str, Row], names: Mapping[str, set[str]]
+) -> None:
+    """A decision note naming an older one by a stated edge is served just ahead of it."""
+    gathered = set(order)
+    for mover in list(order):
+        a = rows[mover]
+        if a.artifact_type != "decision":
+            continue
+        for anchor in sorted(names.get(mover, set()) & gathered):
+            b = rows[anchor]
+            if b.artifact_type == "decision" and a.when > b.when:
+                move_ahead(order, mover, anchor)
+
+
+def criteria_note_first(
+    order: list[str], rows: Mapping[str, Row], names: Mapping[str, set[str]], limit: int
+) -> None:
+    """A later note naming a work item and speaking of its criteria is served just ahead of it."""
+    if not CRITERION_WORDS_RULE:
+        return
+    gathered = set(order)
+    for mover in list(order):
+        a = rows[mover]
+        if a.artifact_type in ("epic", "feature", "story", "task", "bug", "commit"):
+            continue
+        if not speaks_of_criteria(a.body):
+            continue
+        for anchor in sorted(names.get(mover, set()) & gathered):
+            b = rows[anchor]
+            if b.artifact_type not in ("epic", "feature", "story", "task", "bug"):
+                continue
+            if a.when > b.when and order.index(mover) < limit:
+                move_ahead(order, mover, anchor)

@@ -1,0 +1,392 @@
+"""search_context: the keyword and feedback legs, fused, weighed, reordered, cut and fitted."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from revetly_core.config import Config
+from revetly_core.ids import IdFinder, IdResolver, id_key
+from revetly_core.model import WORK_ITEM_TYPES, Artifact
+from revetly_core.reads import ranking, retrieval
+from revetly_core.reads.budget import Cut, fit, read_budget
+from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
+from revetly_core.reads.marks import row_marks
+from revetly_core.reads.text import STOPWORDS, best_passage, light_stem, query_words, summary
+from revetly_core.refusal import Refusal
+from revetly_core.store.db import Store
+from revetly_core.store.keyword import Alternatives, KeywordIndex, KeywordSearcher
+
+MAX_QUERY_CHARS = 2_000
+MAX_LIMIT = 50
+DEFAULT_LIMIT = 10
+POOL_FACTOR = 4
+MIN_POOL = 40
+FEEDBACK_ROWS = 3
+"""How many of the first answer's best rows lend their distinctive words to the feedback leg."""
+FEEDBACK_TERMS = 6
+LINKS_LISTED = 3
+FACTS_NEAR_TOP = 3
+METHOD_KEYWORD = "keyword (english stemming)"
+METHOD_FEEDBACK = "keyword (english stemming, feedback terms)"
+LITE_ABSENT = {"absent": True, "reason": "lite"}
+INFERRED_VALUES = (None, "all")
+FACT_RELATIONS = {"parent": "hangs under", "delivers": "delivers", "supersedes": "supersedes",
+                  "revises": "revises"}
+"""Declared relations served as facts, with the verb a fact row reads them with."""
+LINK_KEYS = {"cites": ("cites", "cited_by"), "references": ("references", "referenced_by"),
+             "mentions": ("mentions", "mentioned_by")}
+
+
+def validate_query(query: str) -> str:
+    """The query stripped; empty, oversized or content-free queries are refused."""
+    text = (query or "").strip()
+    if not text:
+        raise Refusal("invalid-argument", "the query is empty",
+                      "pass a few words about what you are looking for, or get_artifact an id",
+                      {"argument": "query"})
+    if len(text) > MAX_QUERY_CHARS:
+        raise Refusal("invalid-argument",
+                      f"the query is {len(text)} characters; at most {MAX_QUERY_CHARS} are read",
+                      "search with the few words that matter", {"argument": "query"})
+    if not query_words(text):
+        raise Refusal("empty-query",
+                      "every word of the query is a stopword or shorter than two letters",
+                      "name the thing you are looking for (a feature, a term, an id)",
+                      {"argument": "query"})
+    return text
+
+
+def validate_limit(limit: int) -> int:
+    """limit is a whole number from 1 to MAX_LIMIT."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise Refusal("invalid-argument", f"limit={limit!r} is not a whole number from 1 to {MAX_LIMIT}",
+                      f"pass a limit between 1 and {MAX_LIMIT}", {"argument": "limit"})
+    return limit
+
+
+def validate_inferred(inferred: str | None) -> str | None:
+    """inferred is absent or 'all'; anything else is refused by name."""
+    if inferred not in INFERRED_VALUES:
+        raise Refusal("invalid-argument", f"inferred={inferred!r} is not a value search takes",
+                      "omit inferred, or pass 'all'", {"argument": "inferred"})
+    return inferred
+
+
+def alias_units(query: str, aliases: dict[str, list[str]], searcher: KeywordSearcher) -> list[Alternatives]:
+    """The query as units of stemmed terms; a declared alias spelling also answers to its term."""
+    text = query
+    units: list[Alternatives] = []
+    for canonical, spellings in sorted(aliases.items()):
+        for spelling in sorted(spellings, key=len, reverse=True):
+            pattern = re.compile(rf"(?<![\w-]){re.escape(spelling)}(?![\w-])", re.IGNORECASE)
+            if pattern.search(text):
+                text = pattern.sub(" ", text)
+                units.append([searcher.analyze(spelling), searcher.analyze(canonical)])
+    for term in searcher.analyze(text):
+        units.append([[term]])
+    return units
+
+
+def feedback_terms(bodies: list[str], own: set[str], searcher: KeywordSearcher) -> list[str]:
+    """The most distinctive words of the best rows: frequent there, rare in the corpus."""
+    counts: Counter[str] = Counter()
+    for body in bodies:
+        counts.update(searcher.analyze(body))
+    scored = [
+        (tf * searcher.idf(term), term) for term, tf in counts.items()
+        if term not in own and term not in STOPWORDS and len(term) > 2 and not term.isdigit()
+    ]
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    return [t for _, t in scored[:FEEDBACK_TERMS]]
+
+
+@dataclass
+class Gathered:
+    artifact: Artifact
+    fused: float
+    legs: frozenset[int]
+    score: float = 0.0
+
+
+def _links_map(store: Store, artifact_id: str, served: set[str], deleted: str | None) -> dict[str, Any]:
+    """cites / cited_by / references / referenced_by / mentions / mentioned_by, ≤ 3 ids each."""
+    far: dict[str, set[str]] = {}
+    rows = store.conn.execute(
+        "SELECT l.src, l.dst, l.relation, COALESCE(a.deleted, 0) FROM links l "
+        "LEFT JOIN artifacts a ON a.id = CASE WHEN l.src=? THEN l.dst ELSE l.src END "
+        "WHERE (l.src=? OR l.dst=?) AND l.invalid_at IS NULL AND l.relation IN "
+        "('cites','references','mentions')", (artifact_id, artifact_id, artifact_id),
+    )
+    for src, dst, relation, far_deleted in rows:
+        if far_deleted and deleted != "include":
+            continue
+        out_key, in_key = LINK_KEYS[relation]
+        if src == artifact_id:
+            far.setdefault(out_key, set()).add(dst)
+        else:
+            far.setdefault(in_key, set()).add(src)
+    result: dict[str, Any] = {}
+    for key in ("cites", "cited_by", "references", "referenced_by", "mentions", "mentioned_by"):
+        ids = sorted(far.get(key, set()), key=lambda i: (i not in served, i))
+        if ids:
+            entry: dict[str, Any] = {"ids": ids[:LINKS_LISTED]}
+            if len(ids) > LINKS_LISTED:
+                entry["more"] = len(ids) - LINKS_LISTED
+            result[key] = entry
+    return result
+
+
+def _declared_link_counts(store: Store, ids: list[str]) -> dict[str, int]:
+    counts: dict[str, int] = dict.fromkeys(ids, 0)
+    for start in range(0, len(ids), 400):
+        part = ids[start : start + 400]
+        marks = ",".join("?" * len(part))
+        for src, dst in store.conn.execute(
+            f"SELECT src, dst FROM links WHERE invalid_at IS NULL AND method='declared' "
+            f"AND (src IN ({marks}) OR dst IN ({marks}))", (*part, *part),
+        ):
+            if src in counts:
+                counts[src] += 1
+            if dst in counts and dst != src:
+                counts[dst] += 1
+    return counts
+
+
+def _stated_names(store: Store, ids: list[str]) -> dict[str, set[str]]:
+    """src -> ids it names by a stated explicit-ref or supersedes edge, within ids."""
+    names: dict[str, set[str]] = {}
+    wanted = set(ids)
+    for start in range(0, len(ids), 400):
+        part = ids[start : start + 400]
+        marks = ",".join("?" * len(part))
+        for src, dst in store.conn.execute(
+            f"SELECT src, dst FROM links WHERE invalid_at IS NULL AND src IN ({marks}) AND "
+            f"(method='explicit-ref' OR relation='supersedes')", tuple(part),
+        ):
+            if dst in wanted:
+                names.setdefault(src, set()).add(dst)
+    return names
+
+
+def _facts(
+    store: Store, order: list[str], titles: dict[str, str], words: list[str], limit: int
+) -> tuple[list[dict[str, Any]], int, int]:
+    """Declared relations, then statements; matched rows anywhere, unmatched only near the top."""
+    if not order:
+        return [], 0, 0
+    near_top = set(order[:FACTS_NEAR_TOP])
+    marks = ",".join("?" * len(order))
+    rel_order = list(FACT_RELATIONS)
+    candidates: list[tuple[int, int, int, str, dict[str, Any]]] = []
+    rows = store.conn.execute(
+        f"SELECT l.src, l.dst, l.relation, sa.title, da.title FROM links l "
+        f"LEFT JOIN artifacts sa ON sa.id=l.src LEFT JOIN artifacts da ON da.id=l.dst "
+        f"WHERE l.invalid_at IS NULL AND l.method='declared' AND l.relation IN "
+        f"('parent','delivers','supersedes','revises') AND (l.src IN ({marks}) OR l.dst IN ({marks}))",
+        (*order, *order),
+    ).fetchall()
+    wanted = set(words)
+    for src, dst, relation, stitle, dtitle in rows:
+        text = f"{src} ({stitle or titles.get(src, '?')}) {FACT_RELATIONS[relation]} {dst} ({dtitle or '?'})"
+        hits = len({light_stem(w) for w in re.findall(r"[A-Za-z0-9]+", text)} & wanted)
+        touches_top = src in near_top or dst in near_top
+        if hits == 0 and not touches_top:
+            continue
+        row = {"fact": text, "relation": relation, "endpoints": [src, dst], "band": "declared"}
+        candidates.append((0, -hits, rel_order.index(relation), text, row))
+    for sid, aid, text, stated_at in store.conn.execute(
+        f"SELECT id, artifact_id, text, stated_at FROM statements WHERE artifact_id IN ({marks})",
+        tuple(order),
+    ):
+        fact = f"{aid} states: {text}"
+        hits = len({light_stem(w) for w in re.findall(r"[A-Za-z0-9]+", fact)} & wanted)
+        if hits == 0 and aid not in near_top:
+            continue
+        row = {"fact": fact, "relation": "states", "endpoints": [aid], "band": "statement",
+               "stated_at": stated_at}
+        candidates.append((1, -hits, 0, fact, row))
+    matched = sorted((c for c in candidates if c[1] < 0), key=lambda c: c[:4])
+    unmatched = sorted((c for c in candidates if c[1] == 0), key=lambda c: c[:4])
+    chosen = matched[:limit]
+    room = limit - len(chosen)
+    chosen += unmatched[:room]
+    not_near = len(unmatched) - min(len(unmatched), max(room, 0))
+    chosen.sort(key=lambda c: c[:4])
+    facts = []
+    for _band, neg_hits, _r, _t, row in chosen:
+        row["matched"] = neg_hits < 0
+        facts.append(row)
+    declared = sum(1 for f in facts if f["band"] == "declared")
+    return facts, declared, not_near
+
+
+def search_context(
+    config: Config,
+    store: Store,
+    index: KeywordIndex,
+    query: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    project: str | None = None,
+    deleted: str | None = None,
+    inferred: str | None = None,
+) -> dict[str, Any]:
+    """Hybrid keyword search over every artifact, answered as the read surface defines it."""
+    text = validate_query(query)
+    limit = validate_limit(limit)
+    deleted = check_deleted(deleted)
+    validate_inferred(inferred)
+    scope = resolve_project(config, project, with_imports=True)
+    budget = read_budget(config.read.budget)
+    if index.revision() is None:
+        raise Refusal("not-synced", "the keyword index is missing or torn",
+                      "run `revetly sync` (it rebuilds the index)")
+    pool = max(limit * POOL_FACTOR, MIN_POOL)
+    words = query_words(text)
+    with index.searcher() as searcher:
+        units = alias_units(text, config.extraction.aliases, searcher)
+        first = [i for i, _ in searcher.search(units, pool)]
+        own_terms = {t for u in units for alt in u for t in alt}
+        best = [a for a in (store.get(i) for i in first[:FEEDBACK_ROWS]) if a is not None]
+        extra = feedback_terms([a.title + "\n" + a.body for a in best], own_terms, searcher)
+        second = [
+            i for i, _ in searcher.search(units + [[[t]] for t in extra], pool, any_unit=True)
+        ] if extra else []
+    fused = retrieval.fuse([(first, 1.0), (second, retrieval.FEEDBACK_SHARE)])
+    gathered, withheld = _gather(store, fused, scope, deleted)
+    order = _rank(config, store, gathered, text, limit)
+    served = order[:limit]
+    rows = {g.artifact.id: g for g in gathered}
+    served_set = set(served)
+    artifacts = [_artifact_row(store, rows[i], served_set, deleted, scope) for i in served]
+    passages = []
+    for i in served:
+        found = best_passage(rows[i].artifact.body, words)
+        if found is not None:
+            passages.append({"artifact_id": i, "text": found[0], "words": found[1],
+                             "method": _method(rows[i])})
+    titles = {i: rows[i].artifact.title for i in served}
+    facts, declared_count, not_near = _facts(store, served, titles, words, limit)
+    payload: dict[str, Any] = {
+        "query": text,
+        "artifacts": artifacts,
+        "passages": passages,
+        "facts": facts,
+        "deterministic_facts": declared_count,
+        "inferred_facts": dict(LITE_ABSENT),
+        "concepts": dict(LITE_ABSENT),
+    }
+    if not_near:
+        payload["facts_truncated"] = {"reason": "not-near-top", "count": not_near}
+    if withheld:
+        payload["withheld"] = {"count": len(withheld), "ids": withheld[:10]}
+    if deleted:
+        payload["deleted"] = deleted
+    payload.update(envelope(config, store, scope))
+    fit(payload, [Cut(("passages",), "truncated_passages"), Cut(("facts",), "truncated_facts"),
+                  Cut(("artifacts",), "truncated_artifacts")], budget)
+    payload["deterministic_facts"] = sum(1 for f in payload["facts"] if f["band"] == "declared")
+    return payload
+
+
+def _gather(
+    store: Store, fused: dict[str, tuple[float, frozenset[int]]], scope: ProjectScope,
+    deleted: str | None,
+) -> tuple[list[Gathered], list[str]]:
+    """Load the fused rows the project reaches, applying the deleted argument; withheld apart."""
+    out: list[Gathered] = []
+    withheld: list[str] = []
+    reach = set(scope.reach)
+    for artifact_id in sorted(fused):
+        a = store.get(artifact_id)
+        if a is None or a.project not in reach:
+            continue
+        if a.metadata.get("withheld"):
+            withheld.append(a.id)
+            continue
+        if deleted is None and a.deleted:
+            continue
+        if deleted == "only" and not a.deleted:
+            continue
+        score, legs = fused[artifact_id]
+        out.append(Gathered(a, score, legs))
+    return out, withheld
+
+
+def _rank(
+    config: Config, store: Store, gathered: list[Gathered], query: str, limit: int
+) -> list[str]:
+    """Order gathered rows: fused score × signals, ties by id, then the reorder rules."""
+    if not gathered:
+        return []
+    weights = ranking.weights(config.ranking)
+    backlog_families = {f for f, t in config.ids.families.items() if t in WORK_ITEM_TYPES}
+    resolver = IdResolver(g.artifact.id for g in gathered)
+    query_ids = {
+        held for held in (resolver.resolve(k) for k in IdFinder(config.ids.families).keys(query))
+        if held is not None
+    }
+    ids = [g.artifact.id for g in gathered]
+    link_counts = _declared_link_counts(store, ids)
+    superseded = {
+        r[0] for r in store.conn.execute(
+            f"SELECT DISTINCT dst FROM links WHERE relation='supersedes' AND invalid_at IS NULL "
+            f"AND dst IN ({','.join('?' * len(ids))})", tuple(ids))
+    }
+    candidates = {
+        g.artifact.id: ranking.Candidate(
+            g.artifact.id, g.artifact.type, (id_key(g.artifact.id) or _NO_KEY).family,
+            g.artifact.source_updated_at or g.artifact.created_at, g.artifact.provenance,
+            link_counts.get(g.artifact.id, 0), g.artifact.id in superseded)
+        for g in gathered
+    }
+    freshest = ranking.freshest_date(list(candidates.values()))
+    for g in gathered:
+        g.score = ranking.weigh(candidates[g.artifact.id], g.fused, w=weights, query_ids=query_ids,
+                                backlog_families=backlog_families, freshest=freshest)
+    order = [g.artifact.id for g in sorted(gathered, key=lambda g: (-g.score, g.artifact.id))]
+    rows = {
+        g.artifact.id: retrieval.Row(g.artifact.id, g.artifact.type,
+                                     g.artifact.created_at or "", g.artifact.body)
+        for g in gathered
+    }
+    names = _stated_names(store, order)
+    retrieval.newer_decision_first(order, rows, names)
+    retrieval.criteria_note_first(order, rows, names, limit)
+    return order
+
+
+class _NoKey:
+    family = None
+
+
+_NO_KEY = _NoKey()
+
+
+def _method(g: Gathered) -> str:
+    return METHOD_KEYWORD if 0 in g.legs else METHOD_FEEDBACK
+
+
+def _artifact_row(
+    store: Store, g: Gathered, served: set[str], deleted: str | None, scope: ProjectScope
+) -> dict[str, Any]:
+    a = g.artifact
+    row: dict[str, Any] = {
+        "artifact_id": a.id,
+        "title": a.title,
+        "artifact_type": a.type,
+        "kind": a.kind,
+        "status": a.status,
+        "summary": summary(a.title, a.body),
+        "source_updated_at": a.source_updated_at,
+        "method": _method(g),
+        "links": _links_map(store, a.id, served, deleted),
+    }
+    if scope.multi:
+        row["project"] = a.project
+    row.update(row_marks(store, a))
+    return row
+

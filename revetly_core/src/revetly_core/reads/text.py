@@ -1,0 +1,203 @@
+"""An artifact's own prose: summaries, passages and the words a query is matched on."""
+
+from __future__ import annotations
+
+import re
+
+SUMMARY_CHARS = 280
+PASSAGE_WORDS = 48
+"""A passage is a window of this many words of the artifact's own prose."""
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+    ]
+)
+_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_SUFFIXES = ("ingly", "edly", "ing", "ies", "ied", "ed", "es", "ly", "s")
+
+
+def light_stem(word: str) -> str:
+    """A light stem: lower case, one common English suffix off, never below three letters."""
+    w = word.lower().replace("’", "'").split("'")[0]
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            return w[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+    return w
+
+
+def query_words(query: str) -> list[str]:
+    """The distinct light stems of a query's words, stopwords and one-letter words left out."""
+    seen: dict[str, None] = {}
+    for m in _WORD.finditer(query):
+        w = m.group(0).lower()
+        if w in STOPWORDS or len(w) < 2:
+            continue
+        seen.setdefault(light_stem(w), None)
+    return list(seen)
+
+
+def prose(body: str) -> str:
+    """The body's prose: heading lines dropped, whitespace folded to single spaces."""
+    lines = [line for line in body.splitlines() if not _HEADING.match(line)]
+    return " ".join(" ".join(lines).split())
+
+
+def cut_on_word(text: str, limit: int) -> tuple[str, bool]:
+    """The head of text no longer than limit, cut between words; True when something was cut."""
+    if len(text) <= limit:
+        return text, False
+    head = text[:limit]
+    if not text[limit].isspace() and " " in head:
+        head = head.rsplit(" ", 1)[0]
+    return head.rstrip(" ,;:."), True
+
+
+def summary(title: str, body: str) -> str:
+    """The stated title, then the first 280 characters of the prose, cut on a word and marked …."""
+    head, cut = cut_on_word(prose(body), SUMMARY_CHARS)
+    text = f"{title} — {head}" if head else title
+    return text + "…" if cut else text
+
+
+def best_passage(body: str, words: list[str], window: int = PASSAGE_WORDS) -> tuple[str, list[str]] | None:
+    """The window of the prose holding the most distinct query words (earliest on a tie)."""
+    text = prose(body)
+    spans = [(m.start(), m.end(), light_stem(m.group(0))) for m in _WORD.finditer(text)]
+    if not spans or not words:
+        return None
+    wanted = set(words)
+    best_start, best_hits = 0, 0
+    best_found: set[str] = set()
+    for i in range(max(1, len(spans) - window + 1)):
+        found = {s for _, _, s in spans[i : i + window] if s in wanted}
+        if len(found) > best_hits:
+            best_start, best_hits, best_found = i, len(found), found
+    if best_hits == 0:
+        return None
+    last = min(best_start + window, len(spans)) - 1
+    start_char = spans[best_start][0]
+    end_char = spans[last][1]
+    passage = text[start_char:end_char]
+    if best_start > 0:
+        passage = "…" + passage
+    if last < len(spans) - 1:
+        passage += "…"
+    return passage, sorted(best_found)
