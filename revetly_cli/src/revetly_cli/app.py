@@ -121,7 +121,9 @@ def search(
     deleted: Annotated[
         str | None, typer.Option("--deleted", help="'include' or 'only' to read deleted work.")
     ] = None,
-    inferred: Annotated[str | None, typer.Option("--inferred", help="'all' widens the inferred half.")] = None,
+    inferred: Annotated[
+        str | None, typer.Option("--inferred", help="'all' widens the inferred half.")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """The twin of search_context: artifacts, passages and facts for a query."""

@@ -197,7 +197,7 @@ def _facts(
             continue
         row = {"fact": text, "relation": relation, "endpoints": [src, dst], "band": "declared"}
         candidates.append((0, -hits, rel_order.index(relation), text, row))
-    for sid, aid, text, stated_at in store.conn.execute(
+    for _sid, aid, text, stated_at in store.conn.execute(
         f"SELECT id, artifact_id, text, stated_at FROM statements WHERE artifact_id IN ({marks})",
         tuple(order),
     ):
