@@ -131,16 +131,13 @@ STOPWORDS = frozenset(
 )
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
-_SUFFIXES = ("ingly", "edly", "ing", "ies", "ied", "ed", "es", "ly", "s")
 
 
 def light_stem(word: str) -> str:
-    """A light stem: lower case, one common English suffix off, never below three letters."""
-    w = word.lower().replace("’", "'").split("'")[0]
-    for suffix in _SUFFIXES:
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            return w[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
-    return w
+    """The word lower-cased and Porter-stemmed, as the keyword index stems it."""
+    from whoosh.lang.porter import stem
+
+    return str(stem(word.lower().replace("’", "'").split("'")[0]))
 
 
 def query_words(query: str) -> list[str]:

@@ -1,0 +1,75 @@
+"""One test per ranking signal."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from revetly_core.reads import ranking
+from revetly_core.reads.ranking import Candidate
+
+
+def cand(**kw: object) -> Candidate:
+    base: dict[str, object] = dict(artifact_id="STORY-0001", artifact_type="story", family="STORY",
+                                   when="2025-01-01", provenance="source-of-record", link_count=0,
+                                   superseded=False)
+    base.update(kw)
+    return Candidate(**base)  # type: ignore[arg-type]
+
+
+def test_exact_id_applies_only_to_backlog_families() -> None:
+    assert ranking.exact_id_signal(cand(), {"STORY-0001"}, {"STORY"}, 4.0) == 4.0
+    note = cand(artifact_id="DEC-0001", artifact_type="decision", family="DEC")
+    assert ranking.exact_id_signal(note, {"DEC-0001"}, {"STORY"}, 4.0) == 1.0
+    assert ranking.exact_id_signal(cand(), set(), {"STORY"}, 4.0) == 1.0
+
+
+def test_recency_halves_per_half_life_behind_the_freshest_row() -> None:
+    freshest = dt.date(2025, 1, 1) + dt.timedelta(days=180)
+    assert ranking.recency_signal(cand(), freshest, 180) == 0.5
+    assert ranking.recency_signal(cand(when=freshest.isoformat()), freshest, 180) == 1.0
+
+
+def test_recency_never_ages_binding_notes() -> None:
+    old = cand(artifact_type="decision", when="2020-01-01")
+    assert ranking.recency_signal(old, dt.date(2025, 1, 1), 180) == 1.0
+    assert ranking.recency_signal(cand(artifact_type="constraint", when="2020-01-01"),
+                                  dt.date(2025, 1, 1), 180) == 1.0
+
+
+def test_undated_rows_are_not_aged() -> None:
+    assert ranking.recency_signal(cand(when=None), dt.date(2025, 1, 1), 180) == 1.0
+
+
+def test_provenance_weighs_a_mirror_below_the_source_of_record() -> None:
+    assert ranking.provenance_signal(cand(provenance="mirror"), 1.0) < ranking.provenance_signal(
+        cand(), 1.0)
+
+
+def test_link_count_favours_linked_rows_and_flattens() -> None:
+    zero, one, ten, hundred = (ranking.link_count_signal(cand(link_count=n), 0.1)
+                               for n in (0, 1, 10, 100))
+    assert zero == 1.0 < one < ten < hundred
+    assert (hundred - ten) < (ten - zero)
+
+
+def test_a_commit_counts_for_its_kind_weight() -> None:
+    assert ranking.kind_signal(cand(artifact_type="commit"), 0.6) == 0.6
+    assert ranking.kind_signal(cand(), 0.6) == 1.0
+
+
+def test_superseded_rows_are_halved() -> None:
+    assert ranking.superseded_signal(cand(superseded=True), 0.5) == 0.5
+    assert ranking.superseded_signal(cand(), 0.5) == 1.0
+
+
+def test_instance_overrides_replace_defaults() -> None:
+    w = ranking.weights({"kind": 0.3})
+    assert w["kind"] == 0.3 and w["exact-id"] == 4.0
+
+
+def test_weigh_multiplies_all_six() -> None:
+    c = cand(artifact_type="commit", superseded=True)
+    w = ranking.weights({})
+    score = ranking.weigh(c, 1.0, w=w, query_ids=set(), backlog_families={"STORY"},
+                          freshest=dt.date(2025, 1, 1))
+    assert abs(score - 0.6 * 0.5) < 1e-9

@@ -1,0 +1,170 @@
+"""search_context on a real instance: legs, signals, marks, cuts, refusals, determinism."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from gitrepo import Instance, md
+from revetly_core.reads.budget import payload_bytes
+from revetly_core.refusal import Refusal
+
+DAY = 86_400
+T0 = 1_735_000_000
+
+
+def story(n: int, title: str, body: str, **kw: object) -> str:
+    return md(f"STORY-{n:04d}", title, "story", f"# {title}\n\n{body}\n\n## Acceptance criteria\n\n"
+              "- The export holds every invoice\n- Totals keep two decimals\n",
+              status="ready", created="2025-01-10", updated="2025-01-10", **kw)
+
+
+@pytest.fixture()
+def corpus(instance: Instance) -> Instance:
+    g = instance.git
+    g.write("backlog/EPIC-0001.md", md("EPIC-0001", "Billing exports", "epic", "Everything billing.",
+                                       status="in-progress", created="2025-01-01",
+                                       updated="2025-01-01"))
+    g.write("backlog/STORY-0001.md", story(1, "Export invoices as CSV",
+                                           "Finance downloads a spreadsheet of invoices.",
+                                           parent="EPIC-0001"))
+    g.write("backlog/STORY-0002.md", story(2, "Dunning reminder emails",
+                                           "Overdue customers get a reminder email."))
+    g.write("backlog/STORY-0003.md", story(3, "Login with single sign-on",
+                                           "People log in through their identity provider."))
+    g.write("notes/DEC-0001.md", md("DEC-0001", "Invoices export as CSV only", "decision",
+                                    "## Decision\n\nWe export invoices as CSV; no PDF yet.",
+                                    status="superseded", created="2025-01-05",
+                                    updated="2025-01-05"))
+    g.write("notes/DEC-0002.md", md("DEC-0002", "Invoices export as CSV and PDF", "decision",
+                                    "## Decision\n\nInvoices export as CSV and as PDF.",
+                                    status="accepted", supersedes=["DEC-0001"],
+                                    created="2025-01-20", updated="2025-01-20"))
+    g.write("notes/DEC-0003.md", md("DEC-0003", "Widen the export criteria", "decision",
+                                    "STORY-0001 acceptance criterion 2 now keeps four decimals.",
+                                    status="accepted", created="2025-02-01", updated="2025-02-01",
+                                    revises=[{"id": "STORY-0001", "criteria": [2],
+                                              "criteria_fp": ["00000000"]}]))
+    g.write("notes/CONV-0001.md", md("CONV-0001", "Talk with finance", "conversation",
+                                     "Finance asked for spreadsheet downloads of ledgers.",
+                                     created="2025-01-03", updated="2025-01-03"))
+    g.commit("corpus", when=T0)
+    cfg = g.read("revetly.toml") + '\n[extraction.aliases]\n"single sign-on" = ["SSO"]\n'
+    g.write_and_commit({"revetly.toml": cfg}, "aliases", when=T0 + DAY)
+    instance.sync()
+    return instance
+
+
+def search(inst: Instance, query: str, **kw: object) -> dict:  # type: ignore[type-arg]
+    return inst.engine().search_context(query, **kw)  # type: ignore[no-any-return]
+
+
+def ids(payload: dict) -> list[str]:  # type: ignore[type-arg]
+    return [a["artifact_id"] for a in payload["artifacts"]]
+
+
+def test_the_same_call_gives_identical_bytes(corpus: Instance) -> None:
+    a = json.dumps(search(corpus, "export invoices"))
+    b = json.dumps(search(corpus, "export invoices"))
+    assert a == b
+
+
+def test_rows_carry_summary_links_and_the_keyword_method(corpus: Instance) -> None:
+    p = search(corpus, "export invoices csv")
+    row = next(a for a in p["artifacts"] if a["artifact_id"] == "STORY-0001")
+    assert row["summary"].startswith("Export invoices as CSV — ")
+    assert row["method"] == "keyword (english stemming)"
+    assert p["concepts"] == {"absent": True, "reason": "lite"}
+    assert p["inferred_facts"] == {"absent": True, "reason": "lite"}
+
+
+def test_superseded_rows_are_marked_and_demoted(corpus: Instance) -> None:
+    p = search(corpus, "invoices export csv decision")
+    order = ids(p)
+    old = next(a for a in p["artifacts"] if a["artifact_id"] == "DEC-0001")
+    assert old["superseded_by"] == ["DEC-0002"]
+    assert order.index("DEC-0002") < order.index("DEC-0001")
+
+
+def test_a_revised_story_carries_revised_by_with_criterion_changed(corpus: Instance) -> None:
+    p = search(corpus, "export invoices csv")
+    row = next(a for a in p["artifacts"] if a["artifact_id"] == "STORY-0001")
+    assert row["revised_by"] == [{"id": "DEC-0003", "criteria": [2], "criterion_changed": True}]
+
+
+def test_an_id_query_serves_that_story_first(corpus: Instance) -> None:
+    assert ids(search(corpus, "STORY-0002"))[0] == "STORY-0002"
+
+
+def test_a_declared_alias_answers_for_its_term(corpus: Instance) -> None:
+    assert "STORY-0003" in ids(search(corpus, "SSO"))
+
+
+def test_feedback_leg_reaches_rows_in_other_words_and_labels_them(corpus: Instance) -> None:
+    p = search(corpus, "dunning", limit=10)
+    methods = {a["artifact_id"]: a["method"] for a in p["artifacts"]}
+    assert methods["STORY-0002"] == "keyword (english stemming)"
+    assert all(m in ("keyword (english stemming)", "keyword (english stemming, feedback terms)")
+               for m in methods.values())
+
+
+def test_passages_are_prose_never_frontmatter(corpus: Instance) -> None:
+    p = search(corpus, "spreadsheet invoices")
+    assert p["passages"]
+    for passage in p["passages"]:
+        assert "id:" not in passage["text"] and "title:" not in passage["text"]
+        assert passage["words"]
+
+
+def test_facts_lead_with_declared_relations_and_count_them(corpus: Instance) -> None:
+    p = search(corpus, "export invoices csv", limit=5)
+    bands = [f["band"] for f in p["facts"]]
+    assert bands == sorted(bands, key=lambda b: b != "declared")
+    assert p["deterministic_facts"] == bands.count("declared")
+    assert len(p["facts"]) <= 5
+    for f in p["facts"]:
+        assert f["endpoints"]
+
+
+def test_deleted_work_is_out_by_default_and_marked_when_included(corpus: Instance) -> None:
+    corpus.git.remove_and_commit(["backlog/STORY-0002.md"], when=T0 + 2 * DAY)
+    corpus.sync()
+    assert "STORY-0002" not in ids(search(corpus, "dunning reminder"))
+    included = search(corpus, "dunning reminder", deleted="include")
+    row = next(a for a in included["artifacts"] if a["artifact_id"] == "STORY-0002")
+    assert row["deleted"] is True and row["deleted_clock"] == "source-declared"
+    only = search(corpus, "dunning reminder invoices", deleted="only")
+    assert ids(only) == ["STORY-0002"]
+
+
+def test_a_small_budget_is_never_exceeded_and_cuts_are_named(
+    corpus: Instance, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REVETLY_READ_BUDGET", "2048")
+    p = search(corpus, "export invoices csv finance", limit=10)
+    assert payload_bytes(p) <= 2048
+    assert any(k.startswith("truncated_") for k in p)
+
+
+@pytest.mark.parametrize(("kwargs", "code"), [
+    ({"query": ""}, "invalid-argument"),
+    ({"query": "the of a"}, "empty-query"),
+    ({"query": "x" * 10_000}, "invalid-argument"),
+    ({"query": "export", "limit": 0}, "invalid-argument"),
+    ({"query": "export", "limit": 500}, "invalid-argument"),
+    ({"query": "export", "deleted": "maybe"}, "invalid-argument"),
+    ({"query": "export", "inferred": "some"}, "invalid-argument"),
+    ({"query": "export", "project": "nope"}, "unknown-project"),
+])
+def test_bad_arguments_are_refusals(corpus: Instance, kwargs: dict, code: str) -> None:  # type: ignore[type-arg]
+    query = kwargs.pop("query")
+    with pytest.raises(Refusal) as err:
+        search(corpus, query, **kwargs)
+    assert err.value.code == code
+    assert set(err.value.payload()["refusal"]) >= {"code", "detail", "fix"}
+
+
+def test_freshness_rides_every_answer(corpus: Instance) -> None:
+    p = search(corpus, "export")
+    assert p["freshness"]["watch"] is False
+    assert p["freshness"]["oldest_source_read_at"]

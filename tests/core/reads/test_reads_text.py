@@ -1,0 +1,49 @@
+"""Summaries, passages and query words."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+from revetly_core.reads import text
+
+
+def test_summary_is_title_then_prose_cut_on_a_word_and_marked() -> None:
+    body = "# Title\n\n" + "word " * 100
+    s = text.summary("Title", body)
+    assert s.startswith("Title — word")
+    assert s.endswith("…")
+    assert len(s) <= len("Title — ") + text.SUMMARY_CHARS + 1
+
+
+def test_a_short_body_is_not_marked_cut() -> None:
+    assert text.summary("T", "# T\n\nShort prose.") == "T — Short prose."
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=800))
+def test_the_same_body_always_gives_the_same_summary(body: str) -> None:
+    assert text.summary("T", body) == text.summary("T", body)
+
+
+def test_headings_are_not_prose() -> None:
+    assert text.prose("# Heading\nline one\n## Sub\nline two") == "line one line two"
+
+
+def test_passage_is_the_window_with_most_distinct_query_words() -> None:
+    filler = " ".join(f"filler{i}" for i in range(100))
+    body = f"{filler} invoices exported as csv files {filler}"
+    found = text.best_passage(body, text.query_words("export invoices csv"))
+    assert found is not None
+    passage, words = found
+    assert "invoices exported as csv" in passage
+    assert words == ["csv", "export", "invoic"]
+    assert passage.startswith("…") and passage.endswith("…")
+
+
+def test_no_passage_when_no_query_word_is_there() -> None:
+    assert text.best_passage("nothing relevant here", ["invoice"]) is None
+
+
+def test_query_words_drop_stopwords_and_stem_lightly() -> None:
+    assert text.query_words("the Invoices and exporting") == ["invoic", "export"]
+    assert text.query_words("invoice export") == ["invoic", "export"]
+    assert text.query_words("the a of") == []
