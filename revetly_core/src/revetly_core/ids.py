@@ -56,10 +56,11 @@ class IdFinder:
             self._pattern: re.Pattern[str] | None = None
             return
         alt = "|".join(re.escape(f) for f in fams)
-        # FAMILY-12, family 12, FAMILY_12, optionally a range ..14 / ..FAMILY-14 / -14 is not a range.
+        # FAMILY-12 in any case; FAMILY 12 or FAMILY_12 only in capitals (so "Dec 12" is a date);
+        # a range runs to ..14 or ..FAMILY-14 of the same family.
         self._pattern = re.compile(
-            rf"(?<![A-Za-z0-9])({alt})[-_ ]?(\d+)(?:\s*\.\.\s*(?:\1[-_ ]?)?(\d+))?(?![A-Za-z0-9])",
-            re.IGNORECASE,
+            rf"(?<![A-Za-z0-9])(?:(?i:({alt}))-|({alt})[ _])(\d+)"
+            rf"(?:\s*\.\.\s*(?:(?i:({alt}))[-_ ]?)?(\d+))?(?![A-Za-z0-9])"
         )
 
     def spans(self, text: str) -> Iterator[tuple[str, int, int, int]]:
@@ -67,14 +68,19 @@ class IdFinder:
         if self._pattern is None:
             return
         for m in self._pattern.finditer(text):
-            fam = m.group(1).upper()
-            first = int(m.group(2))
-            last = int(m.group(3)) if m.group(3) else first
-            if last < first or last - first > MAX_RANGE:  # not a range to expand: its two ends
-                yield fam, first, first, len(m.group(2))
-                yield fam, last, last, len(m.group(3) or "")
+            fam = (m.group(1) or m.group(2)).upper()
+            first = int(m.group(3))
+            width = len(m.group(3))
+            if m.group(5) is None:
+                yield fam, first, first, width
                 continue
-            yield fam, first, last, len(m.group(2))
+            end_fam = (m.group(4) or fam).upper()
+            last = int(m.group(5))
+            if end_fam != fam or last < first or last - first > MAX_RANGE:
+                yield fam, first, first, width  # not a range to expand: its two ends
+                yield end_fam, last, last, len(m.group(5))
+                continue
+            yield fam, first, last, width
 
     def keys(self, text: str) -> list[IdKey]:
         """Every id key named in text, in order of first appearance, each once."""
