@@ -148,3 +148,28 @@ def test_help_does_not_import_heavy_modules() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_search_json_is_the_engine_payload(instance: Path) -> None:
+    assert revetly("sync", "--instance", str(instance)).returncode == 0
+    result = revetly("search", "export invoices", "--instance", str(instance), "--json")
+    assert result.returncode == 0, result.stderr
+    from revetly_core import Engine
+
+    core = Engine.open(instance).search_context("export invoices")
+    assert json.loads(result.stdout) == json.loads(json.dumps(core))
+    assert json.loads(result.stdout)["artifacts"][0]["artifact_id"] == "STORY-0001"
+
+
+def test_search_refusal_exits_2_with_the_refusal_payload(instance: Path) -> None:
+    assert revetly("sync", "--instance", str(instance)).returncode == 0
+    result = revetly("search", "the of", "--instance", str(instance), "--json")
+    assert result.returncode == 2
+    assert json.loads(result.stdout)["refusal"]["code"] == "empty-query"
+
+
+def test_search_renders_a_table(instance: Path) -> None:
+    assert revetly("sync", "--instance", str(instance)).returncode == 0
+    result = revetly("search", "export invoices", "--instance", str(instance))
+    assert result.returncode == 0
+    assert "STORY-0001" in result.stdout
