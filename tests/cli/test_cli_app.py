@@ -173,3 +173,35 @@ def test_search_renders_a_table(instance: Path) -> None:
     result = revetly("search", "export invoices", "--instance", str(instance))
     assert result.returncode == 0
     assert "STORY-0001" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "call"),
+    [
+        (["inspect", "STORY-0001"], lambda e: e.get_artifact("STORY-0001")),
+        (["inspect", "STORY-0001", "--history-after", ""],
+         lambda e: e.get_artifact("STORY-0001", history_after="")),
+        (["branch", "STORY-0001", "--depth", "1"], lambda e: e.get_artifact("STORY-0001", depth=1)),
+        (["backlog"], lambda e: e.list_backlog()),
+        (["backlog", "--status", "ready", "--type", "story", "-n", "5"],
+         lambda e: e.list_backlog(status="ready", pbi_type="story", limit=5)),
+    ],
+)
+def test_every_read_twin_prints_the_engine_payload(instance: Path, args: list[str], call) -> None:  # type: ignore[no-untyped-def]
+    assert revetly("sync", "--instance", str(instance)).returncode == 0
+    result = revetly(*args, "--instance", str(instance), "--json")
+    assert result.returncode == 0, result.stderr
+    from revetly_core import Engine
+
+    assert json.loads(result.stdout) == json.loads(json.dumps(call(Engine.open(instance))))
+    human = revetly(*args, "--instance", str(instance))
+    assert human.returncode == 0 and "STORY-0001" in human.stdout
+
+
+def test_inspect_unknown_id_is_a_refusal_naming_the_read_to_call(instance: Path) -> None:
+    assert revetly("sync", "--instance", str(instance)).returncode == 0
+    result = revetly("inspect", "STORY-0999", "--instance", str(instance), "--json")
+    assert result.returncode == 2
+    refusal = json.loads(result.stdout)["refusal"]
+    assert refusal["code"] == "not-found"
+    assert "search" in refusal["fix"] or "backlog" in refusal["fix"]

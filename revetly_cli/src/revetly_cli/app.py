@@ -139,6 +139,95 @@ def search(
         render.render_search(out, payload)
 
 
+ProjectOpt = Annotated[str | None, typer.Option("--project", help="Read as this project.")]
+DeletedOpt = Annotated[
+    str | None, typer.Option("--deleted", help="'include' or 'only' to read deleted work.")
+]
+
+
+@app.command()
+def inspect(
+    artifact_id: Annotated[str, typer.Argument(help="The artifact's id (or a commit sha).")],
+    instance: InstanceOpt = None,
+    project: ProjectOpt = None,
+    history_after: Annotated[
+        str | None,
+        typer.Option("--history-after", help="Serve the full record, history after this point "
+                     "('' for all)."),
+    ] = None,
+    deleted: DeletedOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The twin of get_artifact: one artifact's own words, declared links and marks."""
+    payload = _run(
+        lambda: Engine.open(instance).get_artifact(
+            artifact_id, project=project, history_after=history_after, deleted=deleted
+        ),
+        as_json,
+    )
+    if as_json:
+        render.print_json(payload)
+    else:
+        render.render_artifact(out, payload)
+
+
+def _depth(value: str) -> int | str:
+    """--depth as the core takes it: a whole number, or a word passed through unchanged."""
+    return int(value) if value.isdigit() else value
+
+
+@app.command()
+def branch(
+    artifact_id: Annotated[str, typer.Argument(help="The root of the branch.")],
+    instance: InstanceOpt = None,
+    depth: Annotated[
+        str, typer.Option("--depth", help="Levels to walk, or 'declared' for [backlog.parents].")
+    ] = "declared",
+    project: ProjectOpt = None,
+    deleted: DeletedOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The twin of get_artifact with depth: the declared hierarchy beneath an artifact."""
+    payload = _run(
+        lambda: Engine.open(instance).get_artifact(
+            artifact_id, project=project, depth=_depth(depth), deleted=deleted
+        ),
+        as_json,
+    )
+    if as_json:
+        render.print_json(payload)
+    else:
+        render.render_branch(out, payload)
+
+
+@app.command()
+def backlog(
+    instance: InstanceOpt = None,
+    status: Annotated[str | None, typer.Option("--status", help="A status, or a comma list.")] = None,
+    pbi_type: Annotated[
+        str | None, typer.Option("--type", help="epic, feature, story, task or bug (or a list).")
+    ] = None,
+    provenance: Annotated[str | None, typer.Option("--provenance")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Rows per page (1-500).")] = 50,
+    cursor: Annotated[str | None, typer.Option("--cursor", help="next_cursor of the page before.")] = None,
+    project: ProjectOpt = None,
+    deleted: DeletedOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The twin of list_backlog: the project's work items as compact rows."""
+    payload = _run(
+        lambda: Engine.open(instance).list_backlog(
+            status=status, provenance=provenance, pbi_type=pbi_type, limit=limit, cursor=cursor,
+            project=project, deleted=deleted,
+        ),
+        as_json,
+    )
+    if as_json:
+        render.print_json(payload)
+    else:
+        render.render_backlog(out, payload)
+
+
 @app.command()
 def serve(
     instance: InstanceOpt = None,

@@ -126,3 +126,96 @@ def render_search(console: Console, p: dict[str, Any]) -> None:
     if not p["artifacts"]:
         console.print("nothing matched")
     _cuts_footer(console, p)
+
+
+def _marks_line(row: dict[str, Any]) -> str:
+    marks = []
+    if row.get("superseded_by"):
+        marks.append("superseded by " + ", ".join(row["superseded_by"]))
+    for rev in row.get("revised_by", []):
+        changed = " (criterion since changed)" if rev.get("criterion_changed") else ""
+        marks.append(f"revised by {rev['id']} {rev.get('criteria') or ''}{changed}")
+    if row.get("deleted"):
+        clock = row.get("deleted_clock", "")
+        marks.append(f"deleted {row.get('deleted_at') or '(date unknown)'} {clock}".strip())
+    if row.get("withheld"):
+        marks.append("withheld")
+    return "; ".join(marks)
+
+
+def render_artifact(console: Console, p: dict[str, Any]) -> None:
+    console.print(f"[bold]{escape(p['artifact_id'])}[/bold]  {escape(p.get('title') or '')}")
+    facts = [p.get("artifact_type"), p.get("status"), p.get("owner") and f"owner {p['owner']}",
+             p.get("parent") and f"under {p['parent']}", p.get("source_updated_at")]
+    console.print("  " + escape(" · ".join(str(f) for f in facts if f)))
+    marks = _marks_line(p)
+    if marks:
+        console.print(f"  [yellow]{escape(marks)}[/yellow]")
+    if p.get("in_context") is False:
+        console.print("  withheld: read and committed, but not in CONTEXT")
+        return
+    if p.get("body"):
+        console.print()
+        console.print(escape(p["body"].strip()))
+    if p.get("acceptance_criteria"):
+        console.print("\n[bold]Acceptance criteria[/bold]")
+        for i, c in enumerate(p["acceptance_criteria"], start=1):
+            console.print(f"  {i}. {escape(c)}")
+    elif p.get("criteria_unparsed"):
+        console.print("\n[yellow]a criteria heading with no criterion under it[/yellow]")
+    if p.get("declared_links"):
+        console.print("\n[bold]Declared links[/bold]")
+        for relation, ids in sorted(p["declared_links"].items()):
+            console.print(f"  {relation}: {escape(', '.join(ids))}")
+    if "history_entries" in p:
+        t = Table(title=f"History ({p.get('history_total', 0)} entries)")
+        for col in ("at", "change", "revision", "author", "summary"):
+            t.add_column(col)
+        for h in p["history_entries"]:
+            t.add_row(str(h.get("at")), str(h.get("change")), str(h.get("revision", ""))[:12],
+                      escape(str(h.get("author") or "")), escape(str(h.get("summary") or "")))
+        console.print(t)
+    _cuts_footer(console, p)
+
+
+def render_branch(console: Console, p: dict[str, Any]) -> None:
+    from rich.tree import Tree
+
+    def label(node: dict[str, Any]) -> str:
+        marks = _marks_line(node)
+        text = (f"[bold]{escape(node['artifact_id'])}[/bold] {escape(node.get('title') or '')} "
+                f"[dim]{escape(str(node.get('artifact_type') or ''))} · "
+                f"{escape(str(node.get('status') or ''))}[/dim]")
+        return text + (f" [yellow]{escape(marks)}[/yellow]" if marks else "")
+
+    def grow(tree: Any, node: dict[str, Any]) -> None:
+        for child in node.get("children", []):
+            grow(tree.add(label(child)), child)
+
+    root = p.get("tree")
+    if root:
+        tree = Tree(label(root))
+        grow(tree, root)
+        console.print(tree)
+    rollup = p.get("rollup", {})
+    if rollup.get("by_status"):
+        parts = [f"{k} {v['count']}" for k, v in sorted(rollup["by_status"].items())]
+        console.print("by status: " + ", ".join(parts))
+    for key in ("cycles", "withdrawn"):
+        if p.get(key):
+            console.print(f"[yellow]{key}[/yellow]: {escape(str(p[key]))}")
+    _cuts_footer(console, p)
+
+
+def render_backlog(console: Console, p: dict[str, Any]) -> None:
+    t = Table(title=f"Backlog: {p.get('total', 0)} items")
+    for col in ("id", "type", "status", "title", "parent", "updated", "marks"):
+        t.add_column(col)
+    for row in p.get("items", []):
+        t.add_row(row["artifact_id"], row.get("artifact_type") or "", row.get("status") or "",
+                  escape(row.get("title") or ""), row.get("parent") or "",
+                  str(row.get("source_updated_at") or ""), escape(_marks_line(row)))
+    console.print(t)
+    if p.get("next_cursor"):
+        console.print(f"more: --cursor {p['next_cursor']}", soft_wrap=True)
+    _cuts_footer(console, p)

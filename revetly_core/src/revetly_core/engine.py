@@ -83,6 +83,47 @@ class Engine:
         finally:
             store.close()
 
+    def get_artifact(
+        self,
+        artifact_id: str,
+        *,
+        project: str | None = None,
+        history_after: str | None = None,
+        depth: int | str | None = None,
+        deleted: str | None = None,
+    ) -> dict[str, Any]:
+        """One artifact by id: the brief, the full record (history_after) or the branch (depth)."""
+        from revetly_core.reads.artifact import get_artifact
+
+        store = self._store()
+        try:
+            return get_artifact(self.config, store, artifact_id, project=project,
+                                history_after=history_after, depth=depth, deleted=deleted)
+        finally:
+            store.close()
+
+    def list_backlog(
+        self,
+        *,
+        status: str | None = None,
+        provenance: str | None = None,
+        pbi_type: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+        project: str | None = None,
+        deleted: str | None = None,
+    ) -> dict[str, Any]:
+        """The project's work items as compact rows, paged by a forward-only cursor."""
+        from revetly_core.reads.backlog import list_backlog
+
+        store = self._store()
+        try:
+            return list_backlog(self.config, store, status=status, provenance=provenance,
+                                pbi_type=pbi_type, limit=limit, cursor=cursor, project=project,
+                                deleted=deleted)
+        finally:
+            store.close()
+
     def graph(self) -> Any:
         """The networkx graph of live links at the current corpus revision."""
         store = self._store()

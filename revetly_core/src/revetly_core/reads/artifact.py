@@ -1,0 +1,779 @@
+"""get_artifact: one artifact's brief, its full record (history_after), or its branch (depth).
+
+Brief: the artifact's own words (body verbatim, acceptance_criteria), its address and times,
+declared_links (relation -> far-end ids of the live links its own frontmatter states), the
+marks a row keeps, and full_record counting what the brief leaves out.
+
+Full record (history_after given, or deleted='include'/'only'): the brief plus metadata,
+every link in and out, and one page of the artifact's history. history_after is read as:
+
+* ``''``: from the first entry;
+* a revision id (40 hex, or a prefix of at least 7 hex digits naming exactly one entry of
+  this artifact's history): the entries after that one;
+* an ISO-8601 date or datetime (a date is midnight UTC, a datetime without zone is UTC):
+  the entries dated strictly after it.
+
+History is served oldest first, ordered by (time, revision id), HISTORY_PAGE entries a page;
+history_next is the revision id of the last entry served when more remain, to be passed back
+as history_after.
+
+Branch (depth given): the tree of declared parent links beneath the artifact. Children are
+the artifacts whose live declared ``parent`` link points at a node, in list_backlog's serve
+order. An integer walks that many levels; 'declared' keeps walking while the node's type is
+a parent type in [backlog.parents]. The budget cuts the deepest level first (its tail first),
+then the withdrawn rows, then the ids carried by the rollup. With deleted='only' the tree is
+the root alone and the walk's deleted nodes are served under withdrawn.
+
+Over budget, a brief or full record is cut in this order: the history page (history_next
+then resumes after the last entry kept), the full link list, a commit's file list, metadata
+keys (largest first), declared_links (the longest relation list loses its tail first),
+open_questions, the body (its head kept, cut on a line or word boundary) and last the
+acceptance criteria. Marks and identity are never cut.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from revetly_core.config import Config
+from revetly_core.ids import id_key
+from revetly_core.model import COMMIT_TYPE, Artifact
+from revetly_core.reads.backlog import ROW_COLUMNS, compact_row, serve_key
+from revetly_core.reads.budget import (
+    BUDGET_REASON,
+    Cut,
+    cut_report,
+    fit,
+    payload_bytes,
+    read_budget,
+)
+from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
+from revetly_core.reads.marks import revised_by, row_marks
+from revetly_core.refusal import Refusal
+from revetly_core.store.db import Store, row_to_artifact
+
+HISTORY_PAGE = 50
+MAX_ID_CHARS = 200
+MIN_SHA_PREFIX = 7
+LITE_ABSENT: dict[str, Any] = {"absent": True, "reason": "lite"}
+COMMIT_FIELDS = ("repository", "author", "author_email", "files", "files_more", "merge")
+"""Metadata of a commit artifact its brief serves beside the record."""
+
+_FAMILY_ID = re.compile(r"^[A-Za-z][A-Za-z0-9]*-\d+$")
+_SHA = re.compile(r"^[0-9a-fA-F]{40}$")
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
+_METHOD_RANK = {"declared": 0, "explicit-ref": 1, "title-mention": 2}
+_CHUNK = 500
+ROLLUP_SHARE = 4
+"""Over budget, the rollup's id lists get at most 1/ROLLUP_SHARE of it before nodes are cut."""
+
+
+# -- arguments -------------------------------------------------------------------------------
+
+
+def _invalid(argument: str, detail: str, fix: str) -> Refusal:
+    return Refusal("invalid-argument", detail, fix, {"argument": argument})
+
+
+def _check_id(artifact_id: object) -> str:
+    if not isinstance(artifact_id, str):
+        raise _invalid("artifact_id", "artifact_id must be text",
+                       "pass an id such as STORY-0014, or a 40-hex commit id")
+    value = artifact_id.strip()
+    if len(value) > MAX_ID_CHARS or not (_FAMILY_ID.match(value) or _SHA.match(value)):
+        shown = value if len(value) <= 60 else value[:57] + "..."
+        raise _invalid(
+            "artifact_id", f"{shown!r} is not an artifact id (FAMILY-NUMBER or a 40-hex commit id)",
+            "pass an id such as STORY-0014, or search_context to find one",
+        )
+    return value.lower() if _SHA.match(value) else value
+
+
+def _check_depth(depth: object) -> int | str | None:
+    if depth is None:
+        return None
+    if depth == "declared":
+        return "declared"
+    if isinstance(depth, int) and not isinstance(depth, bool) and depth >= 0:
+        return depth
+    raise _invalid("depth", f"depth={depth!r} is neither a whole number from 0 nor 'declared'",
+                   "pass depth=0 for the artifact alone, a larger number, or depth='declared'")
+
+
+def _lookup(store: Store, artifact_id: str) -> Artifact | None:
+    """The artifact held under this id; an id differing only in case or padding finds it too."""
+    found = store.get(artifact_id)
+    if found is not None:
+        return found
+    key = id_key(artifact_id)
+    if key is None:
+        return None
+    like = key.family.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "-%"
+    held = sorted(
+        r[0] for r in store.conn.execute(
+            "SELECT id FROM artifacts WHERE id LIKE ? ESCAPE '\\'", (like,)
+        ) if id_key(r[0]) == key
+    )
+    return store.get(held[0]) if held else None
+
+
+def _not_found(artifact_id: str) -> Refusal:
+    return Refusal(
+        "not-found", f"CONTEXT holds no artifact {artifact_id}",
+        "search_context to find the artifact by its words, or list_backlog to list work items",
+        {"artifact_id": artifact_id},
+    )
+
+
+# -- the brief -------------------------------------------------------------------------------
+
+
+def _withheld(store: Store, a: Artifact) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "artifact_id": a.id,
+        "in_context": False,
+        "withheld": True,
+        "title": a.title,
+        "status": a.status,
+        "artifact_type": a.type,
+        "kind": a.kind,
+        "provenance": a.provenance,
+        "source_uri": a.source_uri,
+        "source_path": a.source_path,
+        "source_updated_at": a.source_updated_at,
+    }
+    out.update(row_marks(store, a))
+    return out
+
+
+def _history_count(store: Store, a: Artifact) -> int:
+    if not a.source_path:
+        return 0
+    row = store.conn.execute(
+        "SELECT COUNT(*) FROM history WHERE source=? AND path=?", (a.source, a.source_path)
+    ).fetchone()
+    return int(row[0])
+
+
+def _declared_links(store: Store, a: Artifact) -> dict[str, list[str]]:
+    out: dict[str, set[str]] = {}
+    for r in store.live_links("src=? AND method='declared'", (a.id,)):
+        out.setdefault(r["relation"], set()).add(r["dst"])
+    return {rel: sorted(ids) for rel, ids in sorted(out.items())}
+
+
+def _deleted_ids(store: Store, ids: Iterable[str]) -> set[str]:
+    wanted = sorted(set(ids))
+    gone: set[str] = set()
+    for start in range(0, len(wanted), _CHUNK):
+        part = wanted[start : start + _CHUNK]
+        marks = ",".join("?" * len(part))
+        gone.update(r[0] for r in store.conn.execute(
+            f"SELECT id FROM artifacts WHERE deleted=1 AND id IN ({marks})", tuple(part)))
+    return gone
+
+
+def _held_ids(store: Store, ids: Iterable[str]) -> set[str]:
+    wanted = sorted(set(ids))
+    held: set[str] = set()
+    for start in range(0, len(wanted), _CHUNK):
+        part = wanted[start : start + _CHUNK]
+        marks = ",".join("?" * len(part))
+        held.update(r[0] for r in store.conn.execute(
+            f"SELECT id FROM artifacts WHERE id IN ({marks})", tuple(part)))
+    return held
+
+
+def _brief(store: Store, a: Artifact, scope: ProjectScope) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "artifact_id": a.id,
+        "title": a.title,
+        "status": a.status,
+        "artifact_type": a.type,
+        "kind": a.kind,
+        "owner": a.owner,
+        "provenance": a.provenance,
+        "source_uri": a.source_uri,
+        "source_path": a.source_path,
+        "source_updated_at": a.source_updated_at,
+        "created_at": a.created_at,
+        "parent": a.parent,
+    }
+    if scope.multi and a.project != scope.name:
+        out["from_project"] = a.project
+    out["body"] = a.body
+    out["acceptance_criteria"] = list(a.criteria)
+    if a.criteria_unparsed:
+        out["criteria_unparsed"] = True
+    declared = _declared_links(store, a)
+    out["declared_links"] = declared
+    gone = _deleted_ids(store, (i for ids in declared.values() for i in ids))
+    if gone:
+        out["declared_links_other_deleted"] = sorted(gone)
+    if a.type == COMMIT_TYPE:
+        for name in COMMIT_FIELDS:
+            if name in a.metadata:
+                out[name] = a.metadata[name]
+    questions = a.metadata.get("open_questions")
+    if questions:
+        out["open_questions"] = list(questions) if isinstance(questions, list) else [questions]
+    out.update(row_marks(store, a))
+    if a.kind == "work-item" and "revised_by" not in out:
+        rev = revised_by(store, a)
+        if rev:
+            out["revised_by"] = rev
+    out["full_record"] = {
+        "history_entries": _history_count(store, a),
+        "change_notes": 0,
+        "metadata_keys": sorted(k for k in a.metadata if k != "declared"),
+        "inferred_links": dict(LITE_ABSENT),
+        "inferred_summary": False,
+    }
+    return out
+
+
+# -- the full record -------------------------------------------------------------------------
+
+
+def _links(store: Store, a: Artifact, deleted: str | None) -> list[dict[str, Any]]:
+    if deleted == "only":
+        state = "invalid_at IS NOT NULL"
+    elif deleted == "include":
+        state = "1"
+    else:
+        state = "invalid_at IS NULL"
+    rows = list(store.conn.execute(
+        f"SELECT *, 'out' AS direction FROM links WHERE src=? AND {state} "
+        f"UNION ALL SELECT *, 'in' AS direction FROM links WHERE dst=? AND src != dst AND {state}",
+        (a.id, a.id),
+    ))
+    others = [r["dst"] if r["direction"] == "out" else r["src"] for r in rows]
+    gone = _deleted_ids(store, others)
+    held = _held_ids(store, others)
+    served: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+    for r, other in zip(rows, others, strict=True):
+        entry: dict[str, Any] = {
+            "relation": r["relation"], "method": r["method"], "direction": r["direction"],
+            "other": other,
+        }
+        detail = json.loads(r["detail"] or "{}")
+        if detail:
+            entry["detail"] = detail
+        if other in gone:
+            entry["other_deleted"] = True
+        elif other not in held:
+            entry["other_held"] = False
+        if r["invalid_at"] is not None:
+            entry["retracted"] = True
+            entry["retracted_at"] = r["invalid_at"]
+        key = (
+            r["invalid_at"] is not None, r["direction"] != "out",
+            _METHOD_RANK.get(r["method"], len(_METHOD_RANK)), r["relation"], other, r["method"],
+        )
+        served.append((key, entry))
+    served.sort(key=lambda s: s[0])
+    return [s[1] for s in served]
+
+
+def _utc(value: str) -> dt.datetime | None:
+    try:
+        if len(value) == 10:
+            day = dt.date.fromisoformat(value)
+            return dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC)
+        when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when.replace(tzinfo=dt.UTC) if when.tzinfo is None else when.astimezone(dt.UTC)
+
+
+@dataclass
+class _HistoryPage:
+    entries: list[dict[str, Any]]
+    total: int
+    more: bool
+    resume_from: str
+    """What history_after resumes from when nothing on this page is kept."""
+    keys: list[str] = field(default_factory=list)
+
+
+def _history(store: Store, a: Artifact, history_after: str) -> _HistoryPage:
+    rows: list[Any] = []
+    if a.source_path:
+        rows = list(store.conn.execute(
+            "SELECT revision, at, change, author, summary FROM history WHERE source=? AND path=?",
+            (a.source, a.source_path),
+        ))
+    timed = sorted(((_utc(r["at"]), r) for r in rows), key=lambda t: (
+        t[0] or dt.datetime.min.replace(tzinfo=dt.UTC), t[1]["revision"]))
+    start = 0
+    after = history_after.strip()
+    if after:
+        hits = [i for i, (_, r) in enumerate(timed) if r["revision"] == after.lower()]
+        if not hits and len(after) >= MIN_SHA_PREFIX and _HEX.match(after):
+            hits = [i for i, (_, r) in enumerate(timed) if r["revision"].startswith(after.lower())]
+            if len(hits) > 1:
+                raise _invalid(
+                    "history_after", f"history_after {after!r} names {len(hits)} revisions",
+                    "pass the whole revision id, or history_next as a page served it",
+                )
+        if hits:
+            start = hits[0] + 1
+        else:
+            when = _utc(after)
+            if when is None:
+                raise _invalid(
+                    "history_after",
+                    f"history_after {after!r} is neither a revision of {a.id}'s history nor an "
+                    "ISO date or time",
+                    "pass '' for the first entry, history_next as a page served it, or an ISO time",
+                )
+            start = next(
+                (i for i, (t, _) in enumerate(timed) if t is not None and t > when), len(timed)
+            )
+    window = timed[start : start + HISTORY_PAGE]
+    entries: list[dict[str, Any]] = []
+    for _, r in window:
+        entry: dict[str, Any] = {"revision": r["revision"], "at": r["at"], "change": r["change"]}
+        if r["author"]:
+            entry["author"] = r["author"]
+        if r["summary"]:
+            entry["summary"] = r["summary"]
+        entries.append(entry)
+    return _HistoryPage(entries, len(timed), start + HISTORY_PAGE < len(timed), history_after,
+                        [e["revision"] for e in entries])
+
+
+# -- fitting a brief or record ---------------------------------------------------------------
+
+
+def _report(total: int, listed: int, budget: int, **more: Any) -> dict[str, Any]:
+    out = cut_report(total, listed, budget)
+    out.update(more)
+    return out
+
+
+def _cut_history(payload: dict[str, Any], page: _HistoryPage, budget: int) -> None:
+    entries: list[dict[str, Any]] = payload["history_entries"]
+    whole = len(entries)
+    if payload_bytes(payload) <= budget or not entries:
+        return
+
+    def mark(kept: int) -> None:
+        payload["history_entries_truncated"] = _report(whole, kept, budget)
+        payload["history_next"] = page.keys[kept - 1] if kept else page.resume_from
+
+    mark(whole)
+    sizes = [payload_bytes(e) + 1 for e in entries]
+    size = payload_bytes(payload)
+    while entries and size > budget:
+        size -= sizes.pop()
+        entries.pop()
+    mark(len(entries))
+    while entries and payload_bytes(payload) > budget:
+        entries.pop()
+        mark(len(entries))
+
+
+def _cut_metadata(payload: dict[str, Any], budget: int) -> None:
+    meta = payload.get("metadata")
+    if not isinstance(meta, dict) or not meta or payload_bytes(payload) <= budget:
+        return
+    whole = len(meta)
+    omitted: list[str] = []
+    by_size = sorted(meta, key=lambda k: (-payload_bytes(meta[k]), k))
+    for name in by_size:
+        if payload_bytes(payload) <= budget:
+            break
+        del meta[name]
+        omitted.append(name)
+        payload["metadata_truncated"] = _report(whole, len(meta), budget, omitted=sorted(omitted))
+
+
+def _cut_declared(payload: dict[str, Any], budget: int) -> None:
+    links: dict[str, list[str]] = payload.get("declared_links") or {}
+    total = sum(len(v) for v in links.values())
+    if not total or payload_bytes(payload) <= budget:
+        return
+    whole = {rel: len(ids) for rel, ids in links.items()}
+
+    def mark() -> None:
+        listed = sum(len(v) for v in links.values())
+        omitted = {rel: whole[rel] - len(ids) for rel, ids in links.items() if len(ids) < whole[rel]}
+        payload["declared_links_truncated"] = _report(total, listed, budget, omitted=omitted)
+
+    mark()
+    size = payload_bytes(payload)
+    while size > budget:
+        longest = max((rel for rel in links if links[rel]), key=lambda r: (len(links[r]), r),
+                      default=None)
+        if longest is None:
+            break
+        gone = links[longest].pop()
+        size -= payload_bytes(gone) + 1
+    mark()
+    while payload_bytes(payload) > budget:
+        longest = max((rel for rel in links if links[rel]), key=lambda r: (len(links[r]), r),
+                      default=None)
+        if longest is None:
+            break
+        links[longest].pop()
+        mark()
+
+
+def head_of(text: str, limit: int) -> str:
+    """The first ``limit`` characters at most, ending on a line break where one keeps at least
+    half of them, else on a word break, else (one unbroken word) at the limit itself."""
+    if limit >= len(text):
+        return text
+    head = text[:limit]
+    if text[limit] in "\r\n":
+        return head.rstrip()
+    line = head.rfind("\n")
+    if line >= limit // 2:
+        return head[:line].rstrip()
+    if text[limit].isspace():
+        return head.rstrip()
+    space = max(head.rfind(" "), head.rfind("\t"))
+    if space > 0:
+        return head[:space].rstrip()
+    return head
+
+
+def _cut_body(payload: dict[str, Any], budget: int) -> None:
+    body = payload.get("body")
+    if not isinstance(body, str) or not body or payload_bytes(payload) <= budget:
+        return
+
+    def trial(limit: int) -> bool:
+        served = head_of(body, limit)
+        payload["body"] = served
+        payload["body_truncated"] = {
+            "reason": BUDGET_REASON, "total_chars": len(body), "served_chars": len(served),
+            "note": f"head kept to fit the {budget}-byte read budget",
+        }
+        return payload_bytes(payload) <= budget
+
+    lo, hi = 0, len(body) - 1
+    best = 0
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if trial(mid):
+            best, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    trial(best)
+
+
+def _fit_record(payload: dict[str, Any], page: _HistoryPage | None, budget: int) -> None:
+    if payload_bytes(payload) <= budget:
+        return
+    if page is not None:
+        _cut_history(payload, page, budget)
+    fit(payload, [Cut(("links",), "links_truncated"), Cut(("files",), "files_truncated")], budget)
+    _cut_metadata(payload, budget)
+    _cut_declared(payload, budget)
+    fit(payload, [Cut(("open_questions",), "open_questions_truncated")], budget)
+    _cut_body(payload, budget)
+    fit(payload, [Cut(("acceptance_criteria",), "acceptance_criteria_truncated")], budget)
+
+
+# -- the branch ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Node:
+    artifact: Artifact
+    level: int
+    parent: str | None
+    children: list[str] = field(default_factory=list)
+    not_walked: int = 0
+
+
+@dataclass
+class _Walk:
+    nodes: dict[str, _Node]
+    order: list[str]
+    """Breadth first: by level, then by parent's place, then by serve order."""
+    cycles: set[str]
+
+
+def _children(store: Store, parents: list[str], scope: ProjectScope) -> dict[str, list[Artifact]]:
+    out: dict[str, list[Artifact]] = {}
+    project_sql, project_params = scope.sql("a")
+    cols = ", ".join(c if " AS " in c else f"a.{c}" for c in (p.strip() for p in ROW_COLUMNS.split(",")))
+    for start in range(0, len(parents), _CHUNK):
+        part = parents[start : start + _CHUNK]
+        marks = ",".join("?" * len(part))
+        for r in store.conn.execute(
+            f"SELECT l.dst AS under, {cols} FROM links l JOIN artifacts a ON a.id = l.src "
+            f"WHERE l.dst IN ({marks}) AND l.relation='parent' AND l.method='declared' "
+            f"AND l.invalid_at IS NULL AND {project_sql}",
+            (*part, *project_params),
+        ):
+            out.setdefault(r["under"], []).append(row_to_artifact(r))
+    for kids in out.values():
+        kids.sort(key=serve_key)
+    return out
+
+
+def _walk(
+    store: Store, root: Artifact, depth: int | str, parent_types: set[str], scope: ProjectScope
+) -> _Walk:
+    nodes = {root.id: _Node(root, 0, None)}
+    order = [root.id]
+    cycles: set[str] = set()
+    frontier = [root.id]
+    level = 0
+
+    def expands(node: _Node) -> bool:
+        if depth == "declared":
+            return node.artifact.type in parent_types
+        return isinstance(depth, int) and node.level < depth
+
+    while frontier:
+        level += 1
+        walking = [i for i in frontier if expands(nodes[i])]
+        stopped = [i for i in frontier if i not in set(walking)]
+        kids = _children(store, frontier, scope)
+        for i in stopped:
+            nodes[i].not_walked = sum(1 for k in kids.get(i, []) if k.id not in nodes)
+        nxt: list[str] = []
+        for pid in walking:
+            for child in kids.get(pid, []):
+                if child.id in nodes:
+                    cycles.add(pid)
+                    continue
+                nodes[child.id] = _Node(child, level, pid)
+                nodes[pid].children.append(child.id)
+                order.append(child.id)
+                nxt.append(child.id)
+        frontier = nxt
+    return _Walk(nodes, order, cycles)
+
+
+def _rollup(nodes: Iterable[_Node]) -> dict[str, Any]:
+    by_status: dict[str, list[str]] = {}
+    by_type: dict[str, list[str]] = {}
+    for n in nodes:
+        by_status.setdefault(n.artifact.status or "(none)", []).append(n.artifact.id)
+        by_type.setdefault(n.artifact.type or n.artifact.kind, []).append(n.artifact.id)
+
+    def block(groups: dict[str, list[str]]) -> dict[str, Any]:
+        return {k: {"count": len(v), "ids": sorted(v)} for k, v in sorted(groups.items())}
+
+    return {"by_status": block(by_status), "by_type": block(by_type)}
+
+
+def _cap_rollup(rollup: dict[str, Any], cap: int) -> dict[str, Any]:
+    """The rollup with each bucket's ids cut to ``cap`` (its count stays whole), ids_more beside."""
+    out: dict[str, Any] = {}
+    for name, groups in rollup.items():
+        out[name] = {}
+        for key, bucket in groups.items():
+            ids = bucket["ids"]
+            capped: dict[str, Any] = {"count": bucket["count"], "ids": ids[:cap]}
+            if len(ids) > cap:
+                capped["ids_more"] = len(ids) - cap
+            out[name][key] = capped
+    return out
+
+
+def _beneath(walk: _Walk, node_id: str) -> list[str]:
+    out: list[str] = []
+    stack = list(reversed(walk.nodes[node_id].children))
+    while stack:
+        nid = stack.pop()
+        out.append(nid)
+        stack.extend(reversed(walk.nodes[nid].children))
+    return out
+
+
+def _branch(
+    config: Config, store: Store, root: Artifact, depth: int | str, deleted: str | None,
+    scope: ProjectScope, budget: int,
+) -> dict[str, Any]:
+    parent_types = {p for parents in config.backlog.parents.values() for p in parents}
+    walk = _walk(store, root, depth, parent_types, scope)
+
+    # Which walked nodes the tree serves, and what deletion withdrew from it.
+    withdrawn_rows: list[tuple[str, int]] = []
+    taken: set[str] = set()
+    if deleted == "only":
+        for nid in walk.order[1:]:
+            if walk.nodes[nid].artifact.deleted:
+                withdrawn_rows.append((nid, len(_beneath(walk, nid))))
+        served_ids = [root.id]
+        counted = [walk.nodes[n] for n, _ in withdrawn_rows]
+    elif deleted == "include":
+        served_ids = list(walk.order)
+        counted = [walk.nodes[n] for n in served_ids]
+    else:
+        for nid in walk.order[1:]:
+            if nid in taken or not walk.nodes[nid].artifact.deleted:
+                continue
+            beneath = _beneath(walk, nid)
+            withdrawn_rows.append((nid, len(beneath)))
+            taken.add(nid)
+            taken.update(beneath)
+        served_ids = [n for n in walk.order if n not in taken]
+        counted = [walk.nodes[n] for n in served_ids]
+
+    rows = {
+        nid: compact_row(store, walk.nodes[nid].artifact, multi=scope.multi, with_parent=False)
+        for nid in served_ids
+    }
+    for nid, row in rows.items():
+        if not walk.nodes[nid].artifact.type:
+            row["kind"] = walk.nodes[nid].artifact.kind
+    withdrawn_items: list[dict[str, Any]] = []
+    for nid, took_out in withdrawn_rows:
+        item = compact_row(store, walk.nodes[nid].artifact, multi=scope.multi, with_parent=False)
+        item["under"] = walk.nodes[nid].parent
+        item["took_out"] = took_out
+        withdrawn_items.append(item)
+
+    def tree(kept: set[str]) -> dict[str, Any]:
+        def build(nid: str) -> dict[str, Any]:
+            node = dict(rows[nid])
+            kids = [c for c in walk.nodes[nid].children if c in kept]
+            cut_kids = sum(1 for c in walk.nodes[nid].children if c in rows and c not in kept)
+            node["children"] = [build(c) for c in kids]
+            if walk.nodes[nid].not_walked:
+                node["children_not_walked"] = walk.nodes[nid].not_walked
+            if cut_kids:
+                node["children_cut"] = cut_kids
+            return node
+
+        return build(root.id)
+
+    whole_rollup = _rollup(counted)
+
+    def payload_for(kept_count: int, withdrawn_kept: int, ids_cap: int | None) -> dict[str, Any]:
+        kept = set(served_ids[:kept_count])
+        out: dict[str, Any] = {
+            "artifact_id": root.id,
+            "depth": depth,
+            "depth_source": "declared" if depth == "declared" else "argument",
+            "depth_reached": max((walk.nodes[n].level for n in kept), default=0),
+            "tree": tree(kept),
+        }
+        out["rollup"] = whole_rollup if ids_cap is None else _cap_rollup(whole_rollup, ids_cap)
+        if kept_count < len(served_ids) or ids_cap is not None:
+            report = _report(len(served_ids), kept_count, budget, cut="deepest-first")
+            if ids_cap is not None:
+                report["rollup_ids_cap"] = ids_cap
+            out["truncated"] = report
+        if walk.cycles:
+            out["cycles"] = sorted(walk.cycles)
+        if withdrawn_items:
+            block: dict[str, Any] = {
+                "reason": "deleted", "count": len(withdrawn_items),
+                "took_out": sum(b for _, b in withdrawn_rows),
+                "items": withdrawn_items[:withdrawn_kept],
+            }
+            if withdrawn_kept < len(withdrawn_items):
+                block["truncated"] = _report(len(withdrawn_items), withdrawn_kept, budget)
+            out["withdrawn"] = block
+        out["inferred"] = dict(LITE_ABSENT)
+        out.update(envelope(config, store, scope))
+        return out
+
+    def largest(lo: int, hi: int, fits: Callable[[int], bool]) -> int:
+        """The largest n in [lo, hi] for which fits(n) holds, assuming lo fits."""
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if fits(mid):
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def fits(payload: dict[str, Any]) -> bool:
+        return payload_bytes(payload) <= budget
+
+    n_served, n_withdrawn = len(served_ids), len(withdrawn_items)
+    payload = payload_for(n_served, n_withdrawn, None)
+    if fits(payload):
+        return payload
+    share = budget // ROLLUP_SHARE
+    widest = max((len(b["ids"]) for g in whole_rollup.values() for b in g.values()), default=0)
+    cap: int | None = None
+    if payload_bytes(whole_rollup) > share:
+        cap = largest(0, widest, lambda c: payload_bytes(_cap_rollup(whole_rollup, c)) <= share)
+    kept = largest(1, n_served, lambda k: fits(payload_for(k, n_withdrawn, cap)))
+    payload = payload_for(kept, n_withdrawn, cap)
+    if fits(payload):
+        return payload
+    w = largest(0, n_withdrawn, lambda k: fits(payload_for(1, k, cap)))
+    payload = payload_for(1, w, cap)
+    if fits(payload):
+        return payload
+    cap = largest(0, widest if cap is None else cap, lambda c: fits(payload_for(1, w, c)))
+    return payload_for(1, w, cap)
+
+
+# -- the read --------------------------------------------------------------------------------
+
+
+def get_artifact(
+    config: Config,
+    store: Store,
+    artifact_id: str,
+    *,
+    project: str | None = None,
+    history_after: str | None = None,
+    depth: int | str | None = None,
+    deleted: str | None = None,
+) -> dict[str, Any]:
+    """One artifact by id: its brief, its full record, or the branch beneath it."""
+    wanted = _check_id(artifact_id)
+    deleted = check_deleted(deleted)
+    walk_depth = _check_depth(depth)
+    if walk_depth is not None and history_after is not None:
+        raise _invalid(
+            "history_after", "history_after pages one artifact's history; a branch has none",
+            "call get_artifact without depth to page history, or without history_after for the branch",
+        )
+    if history_after is not None and not isinstance(history_after, str):
+        raise _invalid("history_after", "history_after must be text",
+                       "pass '' for the first entry, or history_next as a page served it")
+    scope = resolve_project(config, project, with_imports=True)
+    a = _lookup(store, wanted)
+    if a is None:
+        raise _not_found(wanted)
+    if a.project not in scope.reach:
+        raise Refusal(
+            "not-found",
+            f"{a.id} is not held by project {scope.name} nor by a project it imports",
+            f"pass project={a.project!r} to read it there, or search_context within {scope.name}",
+            {"artifact_id": a.id, "project": scope.name},
+        )
+    budget = read_budget(config.read.budget)
+    if walk_depth is not None:
+        return _branch(config, store, a, walk_depth, deleted, scope, budget)
+    if a.metadata.get("withheld"):
+        out = _withheld(store, a)
+        out.update(envelope(config, store, scope))
+        return out
+
+    payload = _brief(store, a, scope)
+    page: _HistoryPage | None = None
+    if history_after is not None or deleted is not None:
+        payload["metadata"] = {k: v for k, v in sorted(a.metadata.items()) if k != "declared"}
+        links = _links(store, a, deleted)
+        payload["links"] = links
+        payload["deterministic_links"] = len(links)
+        payload["inferred_links"] = dict(LITE_ABSENT)
+        page = _history(store, a, history_after or "")
+        payload["history_entries"] = page.entries
+        payload["history_total"] = page.total
+        if page.more:
+            payload["history_next"] = page.keys[-1]
+    payload.update(envelope(config, store, scope))
+    _fit_record(payload, page, budget)
+    return payload
