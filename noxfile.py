@@ -45,6 +45,7 @@ def demo(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """The read-pass benchmark (pass sizes after --, e.g. `nox -s bench -- --sizes 100000`)."""
+    """The read-pass and read benchmarks (sizes after --, e.g. `nox -s bench -- --sizes 100000`)."""
     session.install(*PACKAGES)
     session.run("python", "bench/bench_pass.py", *session.posargs)
+    session.run("python", "bench/bench_reads.py", *session.posargs)
