@@ -163,10 +163,13 @@ def _run_locked(
 
 
 def config_fingerprint(config: Config) -> str:
-    """A digest of the settings a pass reads with: when it changes, the next pass is full."""
+    """A digest of the settings and index format a pass reads with: a change makes it full."""
     import hashlib
 
-    return hashlib.sha256(config.model_dump_json().encode()).hexdigest()[:16]
+    from revetly_core.store.keyword import INDEX_FORMAT
+
+    text = f"{config.model_dump_json()}|index-format={INDEX_FORMAT}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def paths_exist(index: KeywordIndex) -> bool:

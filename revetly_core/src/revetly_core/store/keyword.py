@@ -10,6 +10,8 @@ from typing import Any
 
 from revetly_core.model import Artifact
 
+INDEX_FORMAT = 2
+"""Bumped when what the index holds or how it tokenizes changes: the next pass rebuilds it."""
 TITLE_BOOST = 3.0
 """How much more a title word weighs than a body word."""
 FULL_BUILD_LIMIT_MB = 256
@@ -19,17 +21,29 @@ MULTIPROCESS_THRESHOLD = 5_000
 _REVISION_FILE = "REVISION"
 
 
-def _schema() -> Any:
+TOKEN_PATTERN = r"[A-Za-z][A-Za-z0-9]*-\d+|\w+(?:\.?\w+)*"
+"""Words, except that an id such as STORY-012 stays one token rather than 'story' and '012'."""
+
+
+def analyzer() -> Any:
+    """English stemming over our tokens: the one analyzer for indexing and for queries."""
     from whoosh.analysis import StemmingAnalyzer
+
+    from revetly_core.reads.text import STOPWORDS
+
+    return StemmingAnalyzer(expression=TOKEN_PATTERN, stoplist=STOPWORDS)
+
+
+def _schema() -> Any:
     from whoosh.fields import ID, TEXT, Schema
 
-    analyzer = StemmingAnalyzer()
+    analyzer_ = analyzer()
     return Schema(
         id=ID(stored=True, unique=True),
         type=ID(stored=True),
         project=ID(stored=True),
-        title=TEXT(analyzer=analyzer, phrase=False, field_boost=TITLE_BOOST),
-        body=TEXT(analyzer=analyzer, phrase=False),
+        title=TEXT(analyzer=analyzer_, phrase=False, field_boost=TITLE_BOOST),
+        body=TEXT(analyzer=analyzer_, phrase=False),
     )
 
 
@@ -137,9 +151,7 @@ class KeywordSearcher:
     @staticmethod
     def analyze(text: str) -> list[str]:
         """Stemmed, stopword-free terms of text, as the index holds them."""
-        from whoosh.analysis import StemmingAnalyzer
-
-        return [t.text for t in StemmingAnalyzer()(text)]
+        return [t.text for t in analyzer()(text)]
 
     def idf(self, term: str) -> float:
         """How rare a stemmed term is across bodies (0 when absent)."""
