@@ -40,6 +40,18 @@ class Removal:
     note: str | None = None
 
 
+@dataclass(frozen=True)
+class KnownArtifact:
+    """What the store already holds for one artifact of a source: enough to detect change."""
+
+    id: str
+    path: str | None
+    blob: str | None
+    deleted: bool
+    deleted_at: str | None
+    deleted_clock: str | None
+
+
 @dataclass
 class SourceBatch:
     """What one read of a source found: changed artifacts, removals, history and its state."""
@@ -58,18 +70,8 @@ class SourceBatch:
     complete: bool = True
     """True when the read covered the whole source (a full listing), not a window of it."""
     read_count: int = 0
-
-
-@dataclass(frozen=True)
-class KnownArtifact:
-    """What the store already holds for one artifact of a source: enough to detect change."""
-
-    id: str
-    path: str | None
-    blob: str | None
-    deleted: bool
-    deleted_at: str | None
-    deleted_clock: str | None
+    known: dict[str, KnownArtifact] = field(default_factory=dict)
+    """What the store held of this source when the read began (set by the pass)."""
 
 
 class Connector(Protocol):

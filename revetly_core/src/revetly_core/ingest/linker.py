@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from revetly_core.ids import IdFinder, IdKey, IdResolver, id_key
+from revetly_core.ids import IdFinder, IdKey, id_key
 from revetly_core.model import COMMIT_TYPE, RELATION_OF_FIELD, Artifact, Link
+
+if TYPE_CHECKING:
+    from revetly_core.store.db import Store
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 MIN_TITLE_TOKENS = 2
@@ -80,23 +83,69 @@ def contains_phrase(body_tokens: list[str], phrase: tuple[str, ...]) -> bool:
     )
 
 
+def phrase_text(phrase: tuple[str, ...]) -> str:
+    """A phrase as the store keeps it: its tokens joined by single spaces."""
+    return " ".join(phrase)
+
+
+class Resolver(Protocol):
+    def resolve(self, key: IdKey) -> str | None: ...
+
+    def spell(self, key: IdKey, width: int = 0) -> str: ...
+
+
+class Titles(Protocol):
+    def found_in(self, body_tokens: list[str]) -> set[str]: ...
+
+
+class StoreResolver:
+    """Resolves id keys against the store on demand: an incremental pass never loads every id."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._cache: dict[str, str | None] = {}
+
+    def resolve(self, key: IdKey) -> str | None:
+        text = key_text(key)
+        if text not in self._cache:
+            self._cache[text] = self.store.ids_for_keys([text]).get(text)
+        return self._cache[text]
+
+    def spell(self, key: IdKey, width: int = 0) -> str:
+        held = self.resolve(key)
+        return held if held is not None else f"{key.family}-{key.number:0{width}d}"
+
+
+class StoreTitles:
+    """Finds the titles a body names by looking its word runs up in the store's phrase table."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.lengths = store.phrase_lengths()
+
+    def found_in(self, body_tokens: list[str]) -> set[str]:
+        n = len(body_tokens)
+        grams = {
+            " ".join(body_tokens[i : i + length])
+            for length in self.lengths for i in range(n - length + 1)
+        }
+        return self.store.artifacts_with_phrases(sorted(grams)) if grams else set()
+
+
 class Linker:
     """States the links of one artifact from its own fields and prose, given what CONTEXT holds."""
 
-    def __init__(self, families: Iterable[str], resolver: IdResolver, titles: TitleIndex) -> None:
+    def __init__(self, families: Iterable[str], resolver: Resolver, titles: Titles) -> None:
         self.finder = IdFinder(families)
         self.resolver = resolver
         self.titles = titles
-        self.dst_keys: dict[str, str] = {}
 
     def _target(self, written: str) -> str:
         key = id_key(written)
         if key is None:
             return written.strip()
         width = len(written.strip().split("-")[-1]) if "-" in written else 0
-        dst = self.resolver.spell(key, width)
-        self.dst_keys[dst] = key_text(key)
-        return dst
+        return self.resolver.spell(key, width)
 
     def declared_links(self, a: Artifact) -> list[Link]:
         """Links the artifact's frontmatter declares, each with method 'declared'."""
@@ -144,7 +193,6 @@ class Linker:
             if key == own:
                 continue
             dst = self.resolver.spell(key, width)
-            self.dst_keys[dst] = key_text(key)
             if dst in declared_dsts:
                 continue
             detail = (("in", where),) if a.type == COMMIT_TYPE else ()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
+import gc
 import logging
 import traceback
 from collections.abc import Callable, Iterator
@@ -20,10 +20,14 @@ from revetly_core.connectors.repository import RepositoryConnector
 from revetly_core.ids import IdResolver, id_key
 from revetly_core.ingest.linker import (
     Linker,
+    Resolver,
+    StoreResolver,
+    StoreTitles,
     TitleIndex,
     contains_phrase,
     key_text,
     mention_phrases,
+    phrase_text,
     tokens,
 )
 from revetly_core.ingest.statements import statement_rows
@@ -117,10 +121,12 @@ def _run_locked(
     for connector in connectors:
         src_started = clock()
         try:
+            known = store.known(connector.source_id)
             batch = connector.read(
-                store.known(connector.source_id), store.source_state(connector.source_id),
+                known, store.source_state(connector.source_id),
                 full=full, now=started, progress=progress,
             )
+            batch.known = known
         except Exception as exc:  # one unreadable source never stops the others
             log.warning("source %s failed: %s", connector.source_id, exc)
             failed.append({"source": connector.source_id, "project": connector.project,
@@ -153,6 +159,8 @@ def _run_locked(
             "pass-failed", f"the read pass failed and CONTEXT still serves revision "
             f"{store.revision}: {detail}", "fix the cause, then run `revetly sync` again",
         ) from exc
+    batches.clear()  # the pass's artifacts are in the store now: free them before indexing
+    gc.collect()
     try:
         _update_index(store, index, changed, prior_ids, full=full or index_torn,
                       revision=revision, progress=progress)
@@ -184,9 +192,9 @@ def _apply(
     changed: set[str] = set()
     prior_ids: set[str] = set()
     counts: dict[str, dict[str, int]] = {}
-    old_phrases: dict[str, list[tuple[str, ...]]] = {}
-    for connector, batch, _s, _e in batches:
-        known = store.known(batch.source)
+    old_phrases: dict[str, set[str]] = {}
+    for _connector, batch, _s, _e in batches:
+        known = batch.known
         c = {"read": batch.read_count, "added": 0, "updated": 0, "deleted": 0,
              "problems": len(batch.problems)}
         for a in batch.upserts:
@@ -199,20 +207,22 @@ def _apply(
                 c["updated"] += 1
             if prior is not None:
                 prior_ids.add(a.id)
-                if not full:  # a full pass re-links everything; no need to know old titles
-                    old = store.get(a.id)
-                    if old is not None:
-                        old_phrases[a.id] = mention_phrases(old)
             changed.add(a.id)
+
         ingested = now
         store.upsert_artifacts(batch.upserts, ingested)
+        if not full:  # a full pass re-links everything; no need to know the old titles
+            old_phrases.update(store.phrases_of([a.id for a in batch.upserts]))
+        store.replace_phrases(
+            {a.id: [phrase_text(p) for p in mention_phrases(a)] for a in batch.upserts}
+        )
         for r in batch.removals:
             prior = known.get(r.artifact_id)
             if prior is not None and not prior.deleted:
                 store.mark_deleted(r.artifact_id, r.deleted_at, r.clock, r.note)
                 c["deleted"] += 1
                 changed.add(r.artifact_id)
-        if full and connector.source_id == "repository":
+        if full and batch.source == "repository":
             store.clear_history(batch.source)
         store.add_history(batch.source, batch.history)
         store.fill_times_from_history(batch.source, [a.id for a in batch.upserts])
@@ -234,40 +244,35 @@ def _artifacts_by_id(store: Store, ids: list[str], chunk: int = 500) -> Iterator
 
 
 def _relink(
-    store: Store, config: Config, changed: set[str], old_phrases: dict[str, list[tuple[str, ...]]],
+    store: Store, config: Config, changed: set[str], old_phrases: dict[str, set[str]],
     *, full: bool, now: str, progress: Progress,
 ) -> None:
     """Re-state the links of every artifact whose links could have changed."""
-    resolver = IdResolver(store.all_ids())
-    titles = TitleIndex()
-    phrases_now: dict[str, list[tuple[str, ...]]] = {}
-    for row in store.conn.execute(
-        "SELECT id, type, title, aliases FROM artifacts WHERE type != ?", (COMMIT_TYPE,)
-    ):
-        a = Artifact(id=row[0], type=row[1], title=row[2], source="", project="",
-                     aliases=json.loads(row[3]))
-        ph = mention_phrases(a)
-        phrases_now[a.id] = ph
-        titles.add(a.id, ph)
-    linker = Linker(config.ids.families, resolver, titles)
-
     if full:
+        resolver: Resolver = IdResolver(store.all_ids())
+        index = TitleIndex()
+        for row in store.conn.execute("SELECT artifact_id, phrase FROM phrases"):
+            index.add(row[0], [tuple(row[1].split(" "))])
+        linker = Linker(config.ids.families, resolver, index)
         affected = set(store.all_ids())
     else:
+        linker = Linker(config.ids.families, StoreResolver(store), StoreTitles(store))
         affected = set(changed)
+        phrases_now = store.phrases_of(sorted(changed))
         # Titles that appeared, changed or vanished: bodies naming them, old or new, re-link.
-        moved: list[tuple[str, ...]] = []
+        moved: set[str] = set()
         for aid in changed:
-            before = set(old_phrases.get(aid, []))
-            after = set(phrases_now.get(aid, []))
+            before = old_phrases.get(aid, set())
+            after = phrases_now.get(aid, set())
             if before != after:
-                moved.extend(before ^ after)
+                moved |= before ^ after
                 for row in store.conn.execute(
                     "SELECT src FROM links WHERE dst=? AND method='title-mention' "
                     "AND invalid_at IS NULL", (aid,),
                 ):
                     affected.add(row[0])
-        for phrase in sorted(set(moved)):
+        for text in sorted(moved):
+            phrase = tuple(text.split(" "))
             probe = max(phrase, key=len)
             for row in store.conn.execute(
                 "SELECT id, body FROM artifacts WHERE type != ? AND instr(lower(body), ?) > 0",
@@ -308,7 +313,7 @@ def _relink(
                 if tuple(r) not in fresh:
                     stale.append((r[0], r[1], r[2], r[3]))
     store.retire_links(stale, now)
-    store.state_links(new_links, linker.dst_keys, now)
+    store.state_links(new_links, now)
 
 
 def _record_sources(

@@ -12,10 +12,11 @@ from typing import Any
 import sqlite_utils
 
 from revetly_core.connectors.base import FileProblem, KnownArtifact
+from revetly_core.ids import id_key
 from revetly_core.model import Artifact, HistoryEntry, Link, kind_of
 from revetly_core.refusal import Refusal
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Bumped whenever the tables change; each bump adds one step to MIGRATIONS."""
 
 _TABLES = """
@@ -28,8 +29,15 @@ CREATE TABLE IF NOT EXISTS artifacts (
   source TEXT NOT NULL, source_path TEXT, source_uri TEXT, blob TEXT,
   created_at TEXT, source_updated_at TEXT, ingested_at TEXT,
   deleted INTEGER NOT NULL DEFAULT 0, deleted_at TEXT, deleted_clock TEXT, deleted_note TEXT,
-  provenance TEXT NOT NULL DEFAULT 'source-of-record', withheld INTEGER NOT NULL DEFAULT 0
+  provenance TEXT NOT NULL DEFAULT 'source-of-record', withheld INTEGER NOT NULL DEFAULT 0,
+  id_key TEXT
 );
+CREATE INDEX IF NOT EXISTS artifacts_id_key ON artifacts(id_key, id);
+CREATE TABLE IF NOT EXISTS phrases (
+  phrase TEXT NOT NULL, artifact_id TEXT NOT NULL, length INTEGER NOT NULL,
+  PRIMARY KEY (phrase, artifact_id)
+);
+CREATE INDEX IF NOT EXISTS phrases_artifact ON phrases(artifact_id);
 CREATE INDEX IF NOT EXISTS artifacts_source ON artifacts(source);
 CREATE INDEX IF NOT EXISTS artifacts_type ON artifacts(type, status);
 CREATE TABLE IF NOT EXISTS links (
@@ -71,7 +79,19 @@ CREATE TABLE IF NOT EXISTS ledger (
 );
 """
 
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {}
+def _v1_to_v2(conn: sqlite3.Connection) -> None:
+    """Id keys and mention phrases became columns; the next pass is made full to fill them."""
+    conn.execute("ALTER TABLE artifacts ADD COLUMN id_key TEXT")
+    conn.execute("CREATE INDEX IF NOT EXISTS artifacts_id_key ON artifacts(id_key, id)")
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS phrases (phrase TEXT NOT NULL, artifact_id TEXT NOT NULL, "
+        "length INTEGER NOT NULL, PRIMARY KEY (phrase, artifact_id))"
+    )
+    conn.execute("CREATE INDEX IF NOT EXISTS phrases_artifact ON phrases(artifact_id)")
+    conn.execute("DELETE FROM meta WHERE key='config_fingerprint'")
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _v1_to_v2}
 """from-version -> a step that brings the schema to from-version + 1."""
 
 _ART_COLS = (
@@ -101,6 +121,7 @@ _ART_COLS = (
     "deleted_note",
     "provenance",
     "withheld",
+    "id_key",
 )
 
 
@@ -112,8 +133,13 @@ def artifact_row(a: Artifact, ingested_at: str) -> tuple[Any, ...]:
         json.dumps(a.metadata, sort_keys=True, default=str), json.dumps(a.aliases),
         a.source, a.source_path, a.source_uri, a.blob, a.created_at, a.source_updated_at,
         ingested_at, int(a.deleted), a.deleted_at, a.deleted_clock, a.deleted_note, a.provenance,
-        int(bool(a.metadata.get("withheld"))),
+        int(bool(a.metadata.get("withheld"))), _key_text(a.id),
     )
+
+
+def _key_text(artifact_id: str) -> str | None:
+    key = id_key(artifact_id)
+    return None if key is None else f"{key.family}:{key.number}"
 
 
 def row_to_artifact(row: sqlite3.Row) -> Artifact:
@@ -160,9 +186,9 @@ class Store:
     # -- schema -----------------------------------------------------------------------------
 
     def _ensure_schema(self) -> None:
-        self.conn.executescript(_TABLES)
         version = self.schema_version()
         if version is None:
+            self.conn.executescript(_TABLES)
             self.set_meta("schema_version", str(SCHEMA_VERSION))
             return
         while version < SCHEMA_VERSION:
@@ -241,6 +267,52 @@ class Store:
             (artifact_row(a, ingested_at) for a in artifacts),
         )
 
+    def replace_phrases(self, rows: dict[str, list[str]]) -> None:
+        """The mention phrases (a title or alias, as space-joined tokens) of these artifacts."""
+        self.conn.executemany("DELETE FROM phrases WHERE artifact_id=?", ((i,) for i in rows))
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO phrases (phrase, artifact_id, length) VALUES (?,?,?)",
+            ((p, i, len(p.split(" "))) for i, ps in rows.items() for p in ps),
+        )
+
+    def phrases_of(self, ids: list[str]) -> dict[str, set[str]]:
+        """artifact id -> the mention phrases the store holds for it."""
+        out: dict[str, set[str]] = {}
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for aid, phrase in self.conn.execute(
+                f"SELECT artifact_id, phrase FROM phrases WHERE artifact_id IN ({marks})", tuple(part)
+            ):
+                out.setdefault(aid, set()).add(phrase)
+        return out
+
+    def phrase_lengths(self) -> list[int]:
+        return [r[0] for r in self.conn.execute("SELECT DISTINCT length FROM phrases ORDER BY 1")]
+
+    def artifacts_with_phrases(self, phrases: list[str]) -> set[str]:
+        """Ids of artifacts whose title or alias is one of these phrases."""
+        found: set[str] = set()
+        for start in range(0, len(phrases), 500):
+            part = phrases[start : start + 500]
+            marks = ",".join("?" * len(part))
+            found.update(r[0] for r in self.conn.execute(
+                f"SELECT artifact_id FROM phrases WHERE phrase IN ({marks})", tuple(part)))
+        return found
+
+    def ids_for_keys(self, keys: list[str]) -> dict[str, str]:
+        """id key text -> the lowest held id spelled with that key."""
+        out: dict[str, str] = {}
+        for start in range(0, len(keys), 500):
+            part = keys[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for key, held in self.conn.execute(
+                f"SELECT id_key, MIN(id) FROM artifacts WHERE id_key IN ({marks}) GROUP BY id_key",
+                tuple(part),
+            ):
+                out[key] = held
+        return out
+
     def mark_deleted(self, artifact_id: str, at: str | None, clock: str, note: str | None) -> None:
         self.conn.execute(
             "UPDATE artifacts SET deleted=1, deleted_at=?, deleted_clock=?, deleted_note=? "
@@ -264,10 +336,11 @@ class Store:
             """UPDATE artifacts SET
                  created_at = COALESCE(json_extract(metadata, '$.declared_created'),
                    (SELECT MIN(at) FROM history h WHERE h.source=artifacts.source
-                      AND h.path=artifacts.source_path)),
+                      AND h.path=artifacts.source_path), created_at),
                  source_updated_at = COALESCE(json_extract(metadata, '$.declared_updated'),
                    (SELECT MAX(at) FROM history h WHERE h.source=artifacts.source
-                      AND h.path=artifacts.source_path AND h.change != 'deleted'))
+                      AND h.path=artifacts.source_path AND h.change != 'deleted'),
+                   source_updated_at)
                WHERE id=? AND source=?""",
             ((i, source) for i in ids),
         )
@@ -287,7 +360,7 @@ class Store:
             "AND invalid_at IS NULL", ((at, *k) for k in links),
         )
 
-    def state_links(self, links: Iterable[Link], dst_keys: dict[str, str], at: str) -> None:
+    def state_links(self, links: Iterable[Link], at: str) -> None:
         """Insert or revive links; a link already live keeps the time it was first stated."""
         self.conn.executemany(
             """INSERT INTO links (src, dst, relation, method, dst_key, detail, stated, valid_at)
@@ -298,7 +371,7 @@ class Store:
                                ELSE excluded.valid_at END,
                  invalid_at=NULL""",
             (
-                (link.src, link.dst, link.relation, link.method, dst_keys.get(link.dst),
+                (link.src, link.dst, link.relation, link.method, _key_text(link.dst),
                  json.dumps(link.detail_dict(), sort_keys=True), at)
                 for link in links
             ),
