@@ -22,6 +22,7 @@ class Engine:
         self.config = config
         self.paths = InstancePaths(root)
         self.graphs = GraphCache()
+        self.index = KeywordIndex(self.paths.index)
 
     @classmethod
     def open(cls, instance: str | Path | None = None) -> Engine:
@@ -49,7 +50,7 @@ class Engine:
 
         store = self._store()
         try:
-            return context_health(self.config, store, KeywordIndex(self.paths.index))
+            return context_health(self.config, store, self.index)
         finally:
             store.close()
 
@@ -77,7 +78,7 @@ class Engine:
 
         store = self._store()
         try:
-            return search_context(self.config, store, KeywordIndex(self.paths.index), query,
+            return search_context(self.config, store, self.index, query,
                                   limit=limit, project=project, deleted=deleted,
                                   inferred=inferred)
         finally:

@@ -40,11 +40,16 @@ SortKey = tuple[int, str, int, str]
 
 def serve_key(a: Artifact) -> SortKey:
     """Where a work item stands in the serve order: type rank, id family, id number, id."""
-    key = id_key(a.id)
-    rank = TYPE_RANK.get(a.type, len(TYPE_RANK))
+    return serve_key_of(a.id, a.type)
+
+
+def serve_key_of(artifact_id: str, artifact_type: str) -> SortKey:
+    """serve_key from the two columns it reads, so a listing sorts without loading rows."""
+    key = id_key(artifact_id)
+    rank = TYPE_RANK.get(artifact_type, len(TYPE_RANK))
     if key is None:
-        return (rank, "", -1, a.id)
-    return (rank, key.family, key.number, a.id)
+        return (rank, "", -1, artifact_id)
+    return (rank, key.family, key.number, artifact_id)
 
 
 def compact_row(store: Store, a: Artifact, *, multi: bool, with_parent: bool) -> dict[str, Any]:
@@ -173,16 +178,24 @@ def list_backlog(
     project_sql, project_params = scope.sql()
     clauses.append(project_sql)
     params.extend(project_params)
-    found = [
-        row_to_artifact(r)
+    found = sorted(
+        serve_key_of(r[0], r[1])
         for r in store.conn.execute(
-            f"SELECT {ROW_COLUMNS} FROM artifacts WHERE {' AND '.join(clauses)}", tuple(params)
+            f"SELECT id, type FROM artifacts WHERE {' AND '.join(clauses)}", tuple(params)
         )
-    ]
-    found.sort(key=serve_key)
-    remaining = found if after is None else [a for a in found if serve_key(a) > after]
-    page = remaining[:limit]
+    )
+    remaining = found if after is None else [k for k in found if k > after]
+    page_keys = remaining[:limit]
     more = len(remaining) > limit
+    page_ids = [k[3] for k in page_keys]
+    loaded = {
+        r["id"]: row_to_artifact(r)
+        for r in store.conn.execute(
+            f"SELECT {ROW_COLUMNS} FROM artifacts WHERE id IN ({','.join('?' * len(page_ids))})",
+            tuple(page_ids),
+        )
+    } if page_ids else {}
+    page = [loaded[i] for i in page_ids]
     rows = [compact_row(store, a, multi=scope.multi, with_parent=True) for a in page]
     env = envelope(config, store, scope)
 

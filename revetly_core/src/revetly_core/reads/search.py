@@ -26,7 +26,7 @@ POOL_FACTOR = 4
 MIN_POOL = 40
 FEEDBACK_ROWS = 3
 """How many of the first answer's best rows lend their distinctive words to the feedback leg."""
-FEEDBACK_TERMS = 6
+FEEDBACK_TERMS = 3
 LINKS_LISTED = 3
 FACTS_NEAR_TOP = 3
 METHOD_KEYWORD = "keyword (english stemming)"
@@ -246,15 +246,15 @@ def search_context(
                       "run `revetly sync` (it rebuilds the index)")
     pool = max(limit * POOL_FACTOR, MIN_POOL)
     words = query_words(text)
-    with index.searcher() as searcher:
-        units = alias_units(text, config.extraction.aliases, searcher)
-        first = [i for i, _ in searcher.search(units, pool)]
-        own_terms = {t for u in units for alt in u for t in alt}
-        best = [a for a in (store.get(i) for i in first[:FEEDBACK_ROWS]) if a is not None]
-        extra = feedback_terms([a.title + "\n" + a.body for a in best], own_terms, searcher)
-        second = [
-            i for i, _ in searcher.search(units + [[[t]] for t in extra], pool, any_unit=True)
-        ] if extra else []
+    searcher = index.shared_searcher()
+    units = alias_units(text, config.extraction.aliases, searcher)
+    first = [i for i, _ in searcher.search(units, pool, enough=limit)]
+    own_terms = {t for u in units for alt in u for t in alt}
+    best = [a for a in (store.get(i) for i in first[:FEEDBACK_ROWS]) if a is not None]
+    extra = feedback_terms([a.title + "\n" + a.body for a in best], own_terms, searcher)
+    second = [
+        i for i, _ in searcher.search(units + [[[t]] for t in extra], pool, any_unit=True)
+    ] if extra else []
     fused = retrieval.fuse([(first, 1.0), (second, retrieval.FEEDBACK_SHARE)])
     gathered, withheld = _gather(store, fused, scope, deleted)
     order = _rank(config, store, gathered, text, limit)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 SUMMARY_CHARS = 280
 PASSAGE_WORDS = 48
@@ -133,6 +134,7 @@ _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 
 
+@lru_cache(maxsize=65_536)
 def light_stem(word: str) -> str:
     """The word lower-cased and Porter-stemmed, as the keyword index stems it."""
     from whoosh.lang.porter import stem

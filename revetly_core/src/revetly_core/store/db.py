@@ -9,8 +9,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 from revetly_core.connectors.base import FileProblem, KnownArtifact
 from revetly_core.ids import id_key
 from revetly_core.model import Artifact, HistoryEntry, Link, kind_of
@@ -170,7 +168,6 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
         self.conn.row_factory = sqlite3.Row
-        self.db = sqlite_utils.Database(self.conn)
         if not readonly:
             self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
@@ -182,6 +179,13 @@ class Store:
 
     def close(self) -> None:
         self.conn.close()
+
+    @property
+    def db(self) -> Any:
+        """The same connection as a sqlite-utils Database, for maintenance and inspection."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
 
     # -- schema -----------------------------------------------------------------------------
 

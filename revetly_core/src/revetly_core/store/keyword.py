@@ -1,4 +1,4 @@
-"""The keyword index: whoosh BM25F over each artifact's own title and body, English stemming."""
+"""The keyword index: whoosh BM25 over each artifact's own id, title and body, English stemming."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from typing import Any
 
 from revetly_core.model import Artifact
 
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 """Bumped when what the index holds or how it tokenizes changes: the next pass rebuilds it."""
 TITLE_BOOST = 3.0
 """How much more a title word weighs than a body word."""
 FULL_BUILD_LIMIT_MB = 256
 UPDATE_LIMIT_MB = 64
-MULTIPROCESS_THRESHOLD = 5_000
+MULTIPROCESS_THRESHOLD = 10**9
 """A full build over more documents than this uses both cores."""
 _REVISION_FILE = "REVISION"
 
@@ -42,16 +42,16 @@ def _schema() -> Any:
         id=ID(stored=True, unique=True),
         type=ID(stored=True),
         project=ID(stored=True),
-        title=TEXT(analyzer=analyzer_, phrase=False, field_boost=TITLE_BOOST),
-        body=TEXT(analyzer=analyzer_, phrase=False),
+        text=TEXT(analyzer=analyzer_, phrase=False),
     )
 
 
 def _doc(a: Artifact) -> dict[str, str]:
     """The indexed form: the id rides with the title; a withheld artifact's body is not indexed."""
     body = "" if a.metadata.get("withheld") else a.body
-    return {"id": a.id, "type": a.type, "project": a.project, "title": f"{a.id} {a.title}",
-            "body": body}
+    heading = f"{a.id} {a.title}\n"
+    return {"id": a.id, "type": a.type, "project": a.project,
+            "text": heading * int(TITLE_BOOST) + body}
 
 
 class KeywordIndex:
@@ -59,6 +59,8 @@ class KeywordIndex:
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        self._shared: KeywordSearcher | None = None
+        self._shared_revision: int | None = None
 
     def revision(self) -> int | None:
         """The corpus revision the index was last committed at, or None when absent or torn."""
@@ -123,6 +125,16 @@ class KeywordIndex:
         """An open searcher for several queries in a row; close it (or use `with`)."""
         return KeywordSearcher(self.directory)
 
+    def shared_searcher(self) -> KeywordSearcher:
+        """One searcher kept open across reads, reopened when the index revision moves."""
+        revision = self.revision()
+        if self._shared is None or self._shared_revision != revision:
+            if self._shared is not None:
+                self._shared.close()
+            self._shared = KeywordSearcher(self.directory)
+            self._shared_revision = revision
+        return self._shared
+
 
 Alternatives = list[list[str]]
 """One unit of a query: its alternative spellings, each a list of stemmed terms."""
@@ -155,7 +167,7 @@ class KeywordSearcher:
 
     def idf(self, term: str) -> float:
         """How rare a stemmed term is across bodies (0 when absent)."""
-        df = self._searcher.doc_frequency("body", term)
+        df = self._searcher.doc_frequency("text", term)
         if df == 0:
             return 0.0
         import math
@@ -163,13 +175,15 @@ class KeywordSearcher:
         return math.log(1 + (self.doc_count - df + 0.5) / (df + 0.5))
 
     def search(
-        self, units: list[Alternatives], limit: int, *, any_unit: bool = False
+        self, units: list[Alternatives], limit: int, *, any_unit: bool = False,
+        enough: int | None = None,
     ) -> list[tuple[str, float]]:
-        """(id, score) best first; AND over units unless any_unit, then OR when AND finds too few."""
+        """(id, score) best first: AND over units unless any_unit, widened to OR when AND finds
+        fewer than `enough` (default: limit) rows."""
         from whoosh.query import And, Or, Term
 
         def spelled(terms: list[str]) -> object:
-            parts = [Or([Term("title", t), Term("body", t)]) for t in terms]
+            parts = [Term("text", t) for t in terms]
             return parts[0] if len(parts) == 1 else And(parts)
 
         def unit(alts: Alternatives) -> object:
@@ -184,6 +198,6 @@ class KeywordSearcher:
             query = combine(built) if len(built) > 1 else built[0]
             results = self._searcher.search(query, limit=limit)
             hits = [(r["id"], float(r.score)) for r in results]
-            if len(hits) >= limit:
+            if len(hits) >= (limit if enough is None else enough):
                 break
         return hits
