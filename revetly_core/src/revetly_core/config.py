@@ -132,20 +132,22 @@ class Config(_Strict):
         names = set(self.projects)
         for name, project in self.projects.items():
             if not _NAME.match(name):
-                raise ValueError(f"projects.{name}: use letters, digits, '.', '_' or '-'")
+                raise ValueError(f"projects.{name}: use letters, digits, '.', '_' or '-', "
+                                 "starting with a letter or digit")
             for imp in project.imports:
                 if imp not in names:
-                    raise ValueError(f"projects.{name}.imports names unknown project {imp!r}")
+                    raise ValueError(f"projects.{name}.imports: names unknown project {imp!r}")
         default = self.instance.default_project
         if default is not None and names and default not in names:
-            raise ValueError(f"instance.default_project {default!r} is not under [projects]")
+            raise ValueError(f"instance.default_project: {default!r} is not under [projects]")
         seen: set[str] = set()
-        for c in self.connectors.commits:
+        for i, c in enumerate(self.connectors.commits):
             if c.name in seen:
-                raise ValueError(f"connectors.commits: two repositories are named {c.name!r}")
+                raise ValueError(f"connectors.commits.{i}.name: two repositories are named "
+                                 f"{c.name!r}")
             seen.add(c.name)
             if c.project is not None and names and c.project not in names:
-                raise ValueError(f"connectors.commits {c.name!r}: unknown project {c.project!r}")
+                raise ValueError(f"connectors.commits.{i}.project: unknown project {c.project!r}")
         return self
 
     @property
@@ -184,6 +186,8 @@ def parse_config(data: dict[str, Any], origin: str = CONFIG_FILE) -> Config:
         err = exc.errors()[0]
         setting = _setting_of(err["loc"])
         msg = err["msg"].removeprefix("Value error, ")
+        if not err["loc"] and ": " in msg:  # a rule across sections names its setting first
+            setting, msg = msg.split(": ", 1)
         if err["type"] == "extra_forbidden":
             fix = f"remove or rename {setting!r}; see docs/configuration.md for the settings"
         else:

@@ -65,11 +65,14 @@ class RevisesEntry(BaseModel):
     criteria: list[int] = Field(default_factory=list)
     criteria_fp: list[str] | None = None
 
-    @field_validator("criteria")
+    @field_validator("criteria", mode="before")
     @classmethod
-    def _positions(cls, value: list[int]) -> list[int]:
+    def _positions(cls, value: Any) -> Any:
+        """Positions are whole numbers from 1; true, 1.5 or "2" are not positions."""
+        if not isinstance(value, list):
+            raise ValueError("criteria positions are whole numbers from 1")
         for p in value:
-            if isinstance(p, bool) or p < 1:
+            if isinstance(p, bool) or not isinstance(p, int) or p < 1:
                 raise ValueError("criteria positions are whole numbers from 1")
         return value
 

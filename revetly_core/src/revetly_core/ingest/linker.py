@@ -185,6 +185,7 @@ class Linker:
         """Every link the artifact states: declared, then explicit-ref, then title-mention."""
         declared = self.declared_links(a)
         declared_dsts = {link.dst for link in declared}
+        declared_keys = {k for k in (id_key(link.dst) for link in declared) if k is not None}
         own = id_key(a.id)
         out = list(declared)
         named_keys: set[IdKey] = set()
@@ -193,14 +194,14 @@ class Linker:
             if key == own:
                 continue
             dst = self.resolver.spell(key, width)
-            if dst in declared_dsts:
+            if key in declared_keys:  # the declared link stands alone, however it is spelled
                 continue
             detail = (("in", where),) if a.type == COMMIT_TYPE else ()
             out.append(Link(a.id, dst, "references", "explicit-ref", detail))
         if a.type != COMMIT_TYPE:
             for dst in sorted(self.titles.found_in(tokens(a.body))):
                 dst_key = id_key(dst)
-                named = dst_key is not None and dst_key in named_keys
+                named = dst_key is not None and (dst_key in named_keys or dst_key in declared_keys)
                 if dst == a.id or named or dst in declared_dsts:
                     continue
                 out.append(Link(a.id, dst, "mentions", "title-mention"))

@@ -225,7 +225,12 @@ def _apply(
         if full and batch.source == "repository":
             store.clear_history(batch.source)
         store.add_history(batch.source, batch.history)
-        store.fill_times_from_history(batch.source, [a.id for a in batch.upserts])
+        # a file whose history moved (even an edit reverted before this pass) is re-dated
+        redated = store.ids_at_paths(batch.source, sorted({e.artifact_id for e in batch.history}))
+        store.fill_times_from_history(
+            batch.source, sorted({a.id for a in batch.upserts} | set(redated))
+        )
+        changed.update(redated)
         store.replace_problems(batch.source, batch.cleared_paths, batch.problems, full=full)
         counts[batch.source] = c
     _relink(store, config, changed, old_phrases, full=full, now=now, progress=progress)
@@ -274,20 +279,22 @@ def _relink(
         for text in sorted(moved):
             phrase = tuple(text.split(" "))
             probe = max(phrase, key=len)
-            for row in store.conn.execute(
-                "SELECT id, body FROM artifacts WHERE type != ? AND instr(lower(body), ?) > 0",
+            for row in store.conn.execute(  # Python's lower(): SQLite's folds ASCII only
+                "SELECT id, body FROM artifacts WHERE type != ? AND instr(py_lower(body), ?) > 0",
                 (COMMIT_TYPE, probe),
             ):
                 if row[0] not in affected and contains_phrase(tokens(row[1]), phrase):
                     affected.add(row[0])
-        # Links written against an id CONTEXT did not hold yet now point at the held spelling.
+        # An artifact that spells a changed id another way (or named it before it was held)
+        # re-links whole, so its links read as a full pass would state them.
         for aid in changed:
             key = id_key(aid)
             if key is not None:
-                store.conn.execute(
-                    "UPDATE OR REPLACE links SET dst=? WHERE dst_key=? AND dst != ?",
-                    (aid, key_text(key), aid),
-                )
+                for row in store.conn.execute(
+                    "SELECT DISTINCT src FROM links WHERE dst_key=? AND dst != ? "
+                    "AND invalid_at IS NULL", (key_text(key), aid),
+                ):
+                    affected.add(row[0])
 
     ids = sorted(affected)
     new_links: list[Link] = []

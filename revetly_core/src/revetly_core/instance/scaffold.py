@@ -46,9 +46,15 @@ def mcp_json() -> dict[str, Any]:
     return {"mcpServers": {"revetly": {"command": "revetly", "args": ["serve", "--instance", "."]}}}
 
 
-def _safe_name(path: Path) -> str:
-    name = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in path.name).strip("-.")
-    return name or "revetly"
+def _safe_name(path: Path, fallback: str = "revetly") -> str:
+    """A configuration name from a folder name: ASCII letters, digits, '.', '_', '-'."""
+    import re
+    import unicodedata
+
+    ascii_name = unicodedata.normalize("NFKD", path.name).encode("ascii", "ignore").decode()
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", ascii_name)
+    name = re.sub(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$", "", name)
+    return name or fallback
 
 
 def scaffold_instance(path: Path, commits: list[str] | None = None) -> dict[str, Any]:
@@ -72,7 +78,7 @@ def scaffold_instance(path: Path, commits: list[str] | None = None) -> dict[str,
                 "refused", f"--commits {given}: not a git repository",
                 "pass the folder of a git repository holding your code",
             )
-        name = _safe_name(repo_path)
+        name = _safe_name(repo_path, fallback="code")
         while name in seen:
             name += "-2"
         seen.add(name)

@@ -67,7 +67,16 @@ def parse_criteria(body: str) -> ParsedCriteria:
     lines = body.splitlines()[span[0] : span[1]]
     items: list[str] = []
     current: list[str] | None = None
+    in_fence = False
     for line in lines:
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+            if current is not None:
+                items.append(" ".join(current))
+                current = None
+            continue
+        if in_fence:  # a list inside a code block is an example, not a criterion
+            continue
         m = _MARKER.match(line)
         if m:
             if current is not None:

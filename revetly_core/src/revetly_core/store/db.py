@@ -135,6 +135,11 @@ def artifact_row(a: Artifact, ingested_at: str) -> tuple[Any, ...]:
     )
 
 
+def _py_lower(value: str | None) -> str | None:
+    """Python's Unicode lower-casing, for SQL that must fold case as the linker does."""
+    return None if value is None else value.lower()
+
+
 def _key_text(artifact_id: str) -> str | None:
     key = id_key(artifact_id)
     return None if key is None else f"{key.family}:{key.number}"
@@ -168,6 +173,7 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
         self.conn.row_factory = sqlite3.Row
+        self.conn.create_function("py_lower", 1, _py_lower, deterministic=True)
         if not readonly:
             self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
@@ -303,6 +309,17 @@ class Store:
             found.update(r[0] for r in self.conn.execute(
                 f"SELECT artifact_id FROM phrases WHERE phrase IN ({marks})", tuple(part)))
         return found
+
+    def ids_at_paths(self, source: str, paths: list[str]) -> list[str]:
+        """Ids of the source's artifacts read from these paths."""
+        out: list[str] = []
+        for start in range(0, len(paths), 500):
+            part = paths[start : start + 500]
+            marks = ",".join("?" * len(part))
+            out.extend(r[0] for r in self.conn.execute(
+                f"SELECT id FROM artifacts WHERE source=? AND source_path IN ({marks})",
+                (source, *part)))
+        return out
 
     def ids_for_keys(self, keys: list[str]) -> dict[str, str]:
         """id key text -> the lowest held id spelled with that key."""

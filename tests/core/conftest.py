@@ -1,0 +1,26 @@
+"""Shared fixtures of the core tests: real git repositories and instances in temp folders."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+# gitrepo.py lives beside this file; make it importable from every sub-folder's tests.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gitrepo import GitRepo, Instance
+
+
+@pytest.fixture()
+def git_repo(tmp_path: Path) -> GitRepo:
+    """An empty git repository (no commits yet)."""
+    return GitRepo(tmp_path / "repo")
+
+
+@pytest.fixture()
+def instance(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Instance:
+    """An instance named 'acme' with the default revetly.toml committed, no artifacts yet."""
+    monkeypatch.delenv("REVETLY_INSTANCE", raising=False)
+    return Instance(tmp_path / "acme")

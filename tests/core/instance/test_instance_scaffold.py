@@ -1,0 +1,156 @@
+"""`revetly init`: a new instance with its git repo, folders, config and agent-host wiring."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pygit2
+import pytest
+from gitrepo import GitRepo
+from revetly_core.config import load_config
+from revetly_core.instance.scaffold import (
+    FOLDERS,
+    default_config_text,
+    mcp_json,
+    scaffold_instance,
+)
+from revetly_core.refusal import Refusal
+
+
+def test_scaffold_creates_a_complete_instance(tmp_path: Path) -> None:
+    root = tmp_path / "acme"
+    payload = scaffold_instance(root)
+    assert payload["instance"] == str(root.resolve())
+    assert payload["created_repository"] is True
+    assert payload["config"] == "revetly.toml"
+    assert payload["folders"] == list(FOLDERS) == ["backlog", "notes", "records"]
+    assert payload["commits"] == []
+    assert "revetly sync" in payload["next"]
+    repo = pygit2.Repository(str(root))
+    assert repo.head_is_unborn
+    assert repo.lookup_reference("HEAD").target == "refs/heads/main"
+    for folder in FOLDERS:
+        assert (root / folder).is_dir()
+        assert (root / folder / ".gitkeep").is_file()
+    assert ".revetly/" in (root / ".gitignore").read_text().splitlines()
+    config = load_config(root)
+    assert config.instance.name == "acme"
+    assert config.default_project == "acme"
+    assert config.connectors.repository.paths == list(FOLDERS)
+
+
+def test_mcp_json_runs_revetly_serve(tmp_path: Path) -> None:
+    scaffold_instance(tmp_path / "acme")
+    data = json.loads((tmp_path / "acme" / ".mcp.json").read_text())
+    server = data["mcpServers"]["revetly"]
+    assert server["command"] == "revetly"
+    assert server["args"][0] == "serve"
+    assert server["args"] == ["serve", "--instance", "."]
+    assert data == mcp_json()
+
+
+def test_commits_repositories_are_declared_relative_to_the_instance(tmp_path: Path) -> None:
+    api = GitRepo(tmp_path / "code" / "api")
+    api.write_and_commit({"a.py": "1"})
+    GitRepo(tmp_path / "elsewhere" / "api")  # same folder name: gets a suffix
+    root = tmp_path / "acme"
+    payload = scaffold_instance(root, [str(api.root), str(tmp_path / "elsewhere" / "api")])
+    assert payload["commits"] == [{"name": "api", "path": "../code/api"},
+                                  {"name": "api-2", "path": "../elsewhere/api"}]
+    config = load_config(root)
+    assert [(c.name, c.path) for c in config.connectors.commits] == [
+        ("api", "../code/api"), ("api-2", "../elsewhere/api")]
+
+
+def test_a_subfolder_of_a_repository_counts_as_a_repository(tmp_path: Path) -> None:
+    mono = GitRepo(tmp_path / "mono")
+    (mono.root / "services" / "billing").mkdir(parents=True)
+    payload = scaffold_instance(tmp_path / "acme", [str(mono.root / "services" / "billing")])
+    assert payload["commits"][0]["name"] == "billing"
+
+
+def test_an_existing_instance_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "acme"
+    scaffold_instance(root)
+    before = (root / "revetly.toml").read_text()
+    with pytest.raises(Refusal) as info:
+        scaffold_instance(root)
+    assert info.value.code == "refused"
+    assert "already holds an instance" in info.value.detail
+    assert (root / "revetly.toml").read_text() == before
+
+
+def test_a_path_that_is_a_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(Refusal) as info:
+        scaffold_instance(tmp_path / "file")
+    assert info.value.code == "refused"
+
+
+def test_a_commits_path_that_is_not_a_repository_is_refused_before_anything_is_made(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "plain").mkdir()
+    root = tmp_path / "acme"
+    with pytest.raises(Refusal) as info:
+        scaffold_instance(root, [str(tmp_path / "plain")])
+    assert info.value.code == "refused"
+    assert "not a git repository" in info.value.detail
+    assert str(tmp_path / "plain") in info.value.detail
+    assert not root.exists()
+
+
+def test_an_existing_repository_and_gitignore_are_kept(tmp_path: Path) -> None:
+    existing = GitRepo(tmp_path / "acme")
+    existing.write(".gitignore", "node_modules/")
+    existing.write("backlog/STORY-0001.md", "x")
+    sha = existing.commit("existing work")
+    payload = scaffold_instance(existing.root)
+    assert payload["created_repository"] is False
+    assert str(pygit2.Repository(str(existing.root)).head.target) == sha
+    assert (existing.root / ".gitignore").read_text() == "node_modules/\n.revetly/\n"
+    assert not (existing.root / "backlog" / ".gitkeep").exists()  # the folder had files
+    assert (existing.root / "notes" / ".gitkeep").exists()
+
+
+def test_a_gitignore_already_ignoring_state_is_left_alone(tmp_path: Path) -> None:
+    root = tmp_path / "acme"
+    root.mkdir()
+    (root / ".gitignore").write_text("*.log\n.revetly/\n")
+    scaffold_instance(root)
+    assert (root / ".gitignore").read_text() == "*.log\n.revetly/\n"
+
+
+@pytest.mark.parametrize("folder", ["my notes", "acme.backlog", "Team_2024", "x--y"])
+def test_the_instance_name_comes_from_the_folder(tmp_path: Path, folder: str) -> None:
+    scaffold_instance(tmp_path / folder)
+    name = load_config(tmp_path / folder).instance.name
+    assert name.replace("-", " ").replace(".", " ").replace("_", " ").split() == (
+        folder.replace("-", " ").replace(".", " ").replace("_", " ").split())
+
+
+@pytest.mark.parametrize("folder", ["équipe", "_drafts", "backlog-ü", "日本"],
+                         ids=["accented", "leading-underscore", "umlaut", "cjk"])
+def test_any_folder_name_gives_an_instance_that_loads(tmp_path: Path, folder: str) -> None:
+    # the project name written into revetly.toml must pass the config's own name rule
+    scaffold_instance(tmp_path / folder)
+    config = load_config(tmp_path / folder)
+    assert config.default_project == config.instance.name
+
+
+@pytest.mark.parametrize("folder", ["código", "_vendor"], ids=["accented", "leading-underscore"])
+def test_any_commits_folder_name_gives_an_instance_that_loads(tmp_path: Path, folder: str) -> None:
+    code = GitRepo(tmp_path / folder)
+    scaffold_instance(tmp_path / "acme", [str(code.root)])
+    (declared,) = load_config(tmp_path / "acme").connectors.commits
+    assert Path(tmp_path / "acme", declared.path).resolve() == code.root.resolve()
+
+
+def test_default_config_text_quotes_names() -> None:
+    text = default_config_text('we "quote"', [("api", "C:\\code\\api")])
+    data = tomllib.loads(text)
+    assert data["instance"]["name"] == 'we "quote"'
+    assert data["connectors"]["commits"][0]["path"] == "C:\\code\\api"
+    assert text.startswith("# Revetly instance configuration")

@@ -1,0 +1,132 @@
+"""The keyword index: a whoosh BM25F cache of the store, with a revision stamp."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from revetly_core.model import Artifact
+from revetly_core.store.keyword import KeywordIndex, KeywordSearcher
+
+
+def art(aid: str, title: str, body: str = "", type: str = "story", **kw: object) -> Artifact:
+    return Artifact(id=aid, type=type, title=title, source="repository", project="acme",
+                    body=body, **kw)  # type: ignore[arg-type]
+
+
+def units(text: str) -> list[list[list[str]]]:
+    """One unit per word, each with its single stemmed spelling."""
+    return [[KeywordSearcher.analyze(w)] for w in text.split()]
+
+
+DOCS = [
+    art("STORY-0001", "Payment retries", "Retry a failed card payment three times."),
+    art("STORY-0002", "Invoice export", "Export invoices as CSV; a payment column is included."),
+    art("STORY-0003", "Dark mode", "Switch the theme at night."),
+    art("DEC-0001", "Use Postgres", "We store invoices in Postgres.", type="decision"),
+]
+
+
+@pytest.fixture()
+def index(tmp_path: Path) -> KeywordIndex:
+    ix = KeywordIndex(tmp_path / "index")
+    ix.rebuild(DOCS, len(DOCS), revision=1)
+    return ix
+
+
+def search(ix: KeywordIndex, text: str, limit: int = 10, any_unit: bool = False) -> list[str]:
+    with ix.searcher() as s:
+        return [i for i, _score in s.search(units(text), limit, any_unit=any_unit)]
+
+
+def test_analyze_stems_and_drops_stop_words() -> None:
+    assert KeywordSearcher.analyze("The Payments are retried") == ["payment", "retri"]
+
+
+def test_rebuild_stamps_the_revision(index: KeywordIndex) -> None:
+    assert index.revision() == 1
+    assert (index.directory / "REVISION").read_text() == "1"
+
+
+def test_a_missing_or_torn_stamp_reads_as_none(tmp_path: Path, index: KeywordIndex) -> None:
+    assert KeywordIndex(tmp_path / "absent").revision() is None
+    (index.directory / "REVISION").write_text("not a number")
+    assert index.revision() is None
+
+
+def test_search_matches_stems_and_ranks_titles_first(index: KeywordIndex) -> None:
+    hits = search(index, "payments")
+    assert hits[0] == "STORY-0001"  # in the title (boosted) and the body
+    assert set(hits) == {"STORY-0001", "STORY-0002"}
+
+
+def test_scores_are_positive_and_best_first(index: KeywordIndex) -> None:
+    with index.searcher() as s:
+        scored = s.search(units("invoices"), 10)
+    assert [i for i, _ in scored] == ["STORY-0002", "DEC-0001"]
+    assert scored[0][1] >= scored[1][1] > 0
+
+
+def test_all_words_first_then_any_word_when_too_few(index: KeywordIndex) -> None:
+    assert search(index, "invoices postgres", limit=1) == ["DEC-0001"]
+    assert set(search(index, "invoices postgres", limit=5)) == {"DEC-0001", "STORY-0002"}
+    assert set(search(index, "invoices postgres", limit=1, any_unit=True)) <= {
+        "DEC-0001", "STORY-0002"}
+
+
+def test_alternative_spellings_of_a_unit(index: KeywordIndex) -> None:
+    with index.searcher() as s:
+        hits = s.search([[["theme"], ["postgr"]]], 10)
+    assert {i for i, _ in hits} == {"STORY-0003", "DEC-0001"}
+
+
+def test_the_id_is_searchable_with_the_title(index: KeywordIndex) -> None:
+    assert search(index, "STORY-0003")[0] == "STORY-0003"
+
+
+def test_nothing_to_search_finds_nothing(index: KeywordIndex) -> None:
+    with index.searcher() as s:
+        assert s.search([], 10) == []
+        assert s.search([[[]]], 10) == []
+    assert search(index, "zebra") == []
+
+
+def test_a_withheld_body_is_not_indexed(tmp_path: Path) -> None:
+    ix = KeywordIndex(tmp_path / "index")
+    ix.rebuild([art("STORY-0001", "Secret project", "classified xylophone",
+                    metadata={"withheld": True})], 1, revision=1)
+    assert search(ix, "xylophone") == []
+    assert search(ix, "secret") == ["STORY-0001"]
+
+
+def test_update_replaces_changed_documents_and_adds_new_ones(index: KeywordIndex) -> None:
+    changed = [art("STORY-0003", "Light mode", "Brighter colours."),
+               art("STORY-0004", "Audit trail", "Keep a log of every change.")]
+    index.update(changed, existing={"STORY-0003"}, revision=2)
+    assert index.revision() == 2
+    assert search(index, "dark") == []
+    assert search(index, "brighter") == ["STORY-0003"]
+    assert search(index, "audit") == ["STORY-0004"]
+    with index.searcher() as s:
+        assert s.doc_count == 5
+
+
+def test_update_with_nothing_changed_only_moves_the_stamp(index: KeywordIndex) -> None:
+    index.update([], set(), revision=7)
+    assert index.revision() == 7
+    assert search(index, "dark") == ["STORY-0003"]
+
+
+def test_rebuild_starts_from_scratch(index: KeywordIndex) -> None:
+    index.rebuild([art("STORY-0009", "Only one")], 1, revision=5)
+    assert search(index, "payment") == []
+    assert index.revision() == 5
+    with index.searcher() as s:
+        assert s.doc_count == 1
+
+
+def test_idf_is_zero_for_absent_terms_and_higher_for_rarer_ones(index: KeywordIndex) -> None:
+    with index.searcher() as s:
+        assert s.idf("zebra") == 0.0
+        common, rare = s.idf("invoic"), s.idf("theme")
+        assert rare > common > 0
