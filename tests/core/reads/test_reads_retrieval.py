@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from revetly_core.reads import retrieval
 from revetly_core.reads.retrieval import Row
 
@@ -69,3 +70,37 @@ def test_speaks_of_criteria_words() -> None:
     for text in ("AC5 changed", "ACs 3 and 4", "the criterion", "acceptance tests"):
         assert retrieval.speaks_of_criteria(text)
     assert not retrieval.speaks_of_criteria("a plain note about caching")
+
+
+def test_revises_order_is_off_by_default_and_moves_nothing() -> None:
+    r = rows(("S", "story", "2024-01-01", ""), ("N", "decision", "2024-02-01", ""))
+    order = ["S", "N"]
+    retrieval.revising_note_first(order, r, {"N": {"S"}}, limit=10)
+    assert order == ["S", "N"]
+
+
+def test_revises_order_when_on_sinks_the_story_below_a_later_reviser(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(retrieval, "REVISES_ORDER", True)
+    r = rows(("S", "story", "2024-01-01", ""), ("A", "story", "2024-01-05", ""),
+             ("N", "decision", "2024-02-01", ""))
+    order = ["S", "A", "N"]
+    retrieval.revising_note_first(order, r, {"N": {"S"}}, limit=10)
+    assert order == ["N", "S", "A"]
+
+
+def test_pull_revising_is_off_by_default() -> None:
+    order = ["S"]
+    assert retrieval.pull_revising(order, {"S": "N"}) == []
+    assert order == ["S"]
+
+
+def test_pull_revising_when_on_pulls_the_newest_reviser_ahead_within_the_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(retrieval, "PULL_REVISING", True)
+    order = ["S1", "S2", "S3", "X"]
+    pulled = retrieval.pull_revising(order, {"S1": "N1", "S2": "N2", "S3": "N3"})
+    assert pulled == [("N1", "S1"), ("N2", "S2")]
+    assert order == ["N1", "S1", "N2", "S2", "S3", "X"]

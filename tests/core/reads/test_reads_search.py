@@ -168,3 +168,31 @@ def test_freshness_rides_every_answer(corpus: Instance) -> None:
     p = search(corpus, "export")
     assert p["freshness"]["watch"] is False
     assert p["freshness"]["oldest_source_read_at"]
+
+
+def test_pull_revising_serves_the_newest_revising_note_ahead_of_its_story(
+    corpus: Instance, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from revetly_core.reads import retrieval
+
+    assert "DEC-0003" not in ids(search(corpus, "spreadsheet"))
+    monkeypatch.setattr(retrieval, "PULL_REVISING", True)
+    p = search(corpus, "spreadsheet")
+    order = ids(p)
+    assert order.index("DEC-0003") == order.index("STORY-0001") - 1
+    pulled = next(a for a in p["artifacts"] if a["artifact_id"] == "DEC-0003")
+    assert pulled["method"] == "revises"
+
+
+def test_a_retired_declared_relation_is_counted_and_read_marked_with_include(
+    corpus: Instance,
+) -> None:
+    text = corpus.git.read("notes/DEC-0002.md").replace("supersedes:\n- DEC-0001\n", "")
+    corpus.git.write_and_commit({"notes/DEC-0002.md": text}, when=T0 + 3 * DAY)
+    corpus.sync()
+    p = search(corpus, "invoices export csv decision")
+    assert p["invalidated"] == {"count": 1}
+    assert all(not f.get("invalidated") for f in p["facts"])
+    marked = search(corpus, "invoices export csv decision", deleted="include")
+    retired = [f for f in marked["facts"] if f.get("invalidated")]
+    assert retired and retired[0]["endpoints"] == ["DEC-0002", "DEC-0001"]

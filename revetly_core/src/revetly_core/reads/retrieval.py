@@ -95,3 +95,37 @@ def criteria_note_first(
                 continue
             if a.when > b.when and order.index(mover) < limit:
                 move_ahead(order, mover, anchor)
+
+
+def revising_note_first(
+    order: list[str], rows: Mapping[str, Row], revises: Mapping[str, set[str]], limit: int
+) -> None:
+    """With REVISES_ORDER on: a gathered later note declaring it revises an item goes ahead of it."""
+    if not REVISES_ORDER:
+        return
+    gathered = set(order)
+    for mover in list(order):
+        a = rows[mover]
+        for anchor in sorted(revises.get(mover, set()) & gathered):
+            if a.when > rows[anchor].when and order.index(mover) < limit:
+                move_ahead(order, mover, anchor)
+
+
+def pull_revising(
+    order: list[str], newest_reviser: Mapping[str, str]
+) -> list[tuple[str, str]]:
+    """With PULL_REVISING on: a revised item near the top pulls its newest reviser in ahead of it.
+
+    ``newest_reviser`` maps an item to its newest live revising note. Only notes the read did
+    not gather are pulled, at most PULL_REVISING_MAX per read; returns (note, item) pairs pulled.
+    """
+    if not PULL_REVISING:
+        return []
+    pulled: list[tuple[str, str]] = []
+    for item in list(order[:PULL_REVISING_TOP]):
+        note = newest_reviser.get(item)
+        if note is None or note in order or len(pulled) >= PULL_REVISING_MAX:
+            continue
+        order.insert(order.index(item), note)
+        pulled.append((note, item))
+    return pulled

@@ -31,6 +31,9 @@ LINKS_LISTED = 3
 FACTS_NEAR_TOP = 3
 METHOD_KEYWORD = "keyword (english stemming)"
 METHOD_FEEDBACK = "keyword (english stemming, feedback terms)"
+METHOD_REVISES = "revises"
+PULLED_LEG = 2
+"""The leg index a row pulled in by PULL_REVISING stands on."""
 LITE_ABSENT = {"absent": True, "reason": "lite"}
 INFERRED_VALUES = (None, "all")
 FACT_RELATIONS = {"parent": "hangs under", "delivers": "delivers", "supersedes": "supersedes",
@@ -171,6 +174,23 @@ def _stated_names(store: Store, ids: list[str]) -> dict[str, set[str]]:
     return names
 
 
+def _invalidated(
+    store: Store, order: list[str], deleted: str | None
+) -> tuple[int, list[tuple[str, str, str, str]]]:
+    """Declared relations touching the rows that a later pass retired: counted, or served."""
+    if not order:
+        return 0, []
+    marks = ",".join("?" * len(order))
+    rows = store.conn.execute(
+        f"SELECT src, dst, relation, invalid_at FROM links WHERE invalid_at IS NOT NULL "
+        f"AND method='declared' AND relation IN ('parent','delivers','supersedes','revises') "
+        f"AND (src IN ({marks}) OR dst IN ({marks})) ORDER BY src, dst, relation",
+        (*order, *order),
+    ).fetchall()
+    retired = [(r[0], r[1], r[2], r[3]) for r in rows]
+    return (0, retired) if deleted == "include" else (len(retired), [])
+
+
 def _facts(
     store: Store, order: list[str], titles: dict[str, str], words: list[str], limit: int
 ) -> tuple[list[dict[str, Any]], int, int]:
@@ -258,8 +278,17 @@ def search_context(
     fused = retrieval.fuse([(first, 1.0), (second, retrieval.FEEDBACK_SHARE)])
     gathered, withheld = _gather(store, fused, scope, deleted)
     order = _rank(config, store, gathered, text, limit)
-    served = order[:limit]
     rows = {g.artifact.id: g for g in gathered}
+    if retrieval.PULL_REVISING:
+        for note, _item in retrieval.pull_revising(
+            order, _newest_revisers(store, order[: retrieval.PULL_REVISING_TOP])
+        ):
+            pulled = store.get(note)
+            if pulled is None or pulled.project not in scope.reach:
+                order.remove(note)
+                continue
+            rows[note] = Gathered(pulled, 0.0, frozenset({PULLED_LEG}))
+    served = order[:limit]
     served_set = set(served)
     artifacts = [_artifact_row(store, rows[i], served_set, deleted, scope) for i in served]
     passages = []
@@ -281,6 +310,15 @@ def search_context(
     }
     if not_near:
         payload["facts_truncated"] = {"reason": "not-near-top", "count": not_near}
+    invalidated, retired = _invalidated(store, served, deleted)
+    if invalidated:
+        payload["invalidated"] = {"count": invalidated}
+    for src, dst, relation, invalid_at in retired[: max(0, limit - len(facts))]:
+        payload["facts"].append({
+            "fact": f"{src} {FACT_RELATIONS[relation]} {dst}", "relation": relation,
+            "endpoints": [src, dst], "band": "declared", "matched": False,
+            "invalidated": True, "invalid_at": invalid_at,
+        })
     if withheld:
         payload["withheld"] = {"count": len(withheld), "ids": withheld[:10]}
     if deleted:
@@ -356,7 +394,38 @@ def _rank(
     names = _stated_names(store, order)
     retrieval.newer_decision_first(order, rows, names)
     retrieval.criteria_note_first(order, rows, names, limit)
+    retrieval.revising_note_first(order, rows, _revising(store, order), limit)
     return order
+
+
+def _revising(store: Store, ids: list[str]) -> dict[str, set[str]]:
+    """note -> the gathered items it declares it revises (live declarations only)."""
+    if not retrieval.REVISES_ORDER or not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    out: dict[str, set[str]] = {}
+    for src, dst in store.conn.execute(
+        f"SELECT src, dst FROM links WHERE relation='revises' AND invalid_at IS NULL "
+        f"AND src IN ({marks}) AND dst IN ({marks})", (*ids, *ids),
+    ):
+        out.setdefault(src, set()).add(dst)
+    return out
+
+
+def _newest_revisers(store: Store, ids: list[str]) -> dict[str, str]:
+    """item -> its newest live revising note, for the items among ids that have one."""
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    best: dict[str, tuple[str, str]] = {}
+    for src, dst, created in store.conn.execute(
+        f"SELECT l.src, l.dst, COALESCE(a.created_at, '') FROM links l JOIN artifacts a "
+        f"ON a.id = l.src WHERE l.relation='revises' AND l.invalid_at IS NULL AND a.deleted=0 "
+        f"AND l.dst IN ({marks})", tuple(ids),
+    ):
+        if dst not in best or (created, src) > best[dst]:
+            best[dst] = (created, src)
+    return {item: note for item, (_, note) in best.items()}
 
 
 class _NoKey:
@@ -367,7 +436,10 @@ _NO_KEY = _NoKey()
 
 
 def _method(g: Gathered) -> str:
-    return METHOD_KEYWORD if 0 in g.legs else METHOD_FEEDBACK
+    """Which leg reached the row: the keyword leg, the feedback leg only, or a revises pull."""
+    if 0 in g.legs:
+        return METHOD_KEYWORD
+    return METHOD_REVISES if PULLED_LEG in g.legs else METHOD_FEEDBACK
 
 
 def _artifact_row(
