@@ -196,3 +196,17 @@ def test_a_retired_declared_relation_is_counted_and_read_marked_with_include(
     marked = search(corpus, "invoices export csv decision", deleted="include")
     retired = [f for f in marked["facts"] if f.get("invalidated")]
     assert retired and retired[0]["endpoints"] == ["DEC-0002", "DEC-0001"]
+
+
+def test_links_into_deleted_neighbours_carry_other_deleted_when_included(corpus: Instance) -> None:
+    corpus.git.write_and_commit({"notes/CONV-0002.md": md(
+        "CONV-0002", "Dunning follow-up", "conversation", "We talked about dunning emails.",
+        cites=["STORY-0002"], created="2025-01-04", updated="2025-01-04")}, when=T0 + 2 * DAY)
+    corpus.git.remove_and_commit(["backlog/STORY-0002.md"], when=T0 + 3 * DAY)
+    corpus.sync()
+    live = search(corpus, "dunning follow-up")
+    row = next(a for a in live["artifacts"] if a["artifact_id"] == "CONV-0002")
+    assert "cites" not in row["links"]
+    marked = search(corpus, "dunning follow-up", deleted="include")
+    row = next(a for a in marked["artifacts"] if a["artifact_id"] == "CONV-0002")
+    assert row["links"]["cites"] == {"ids": ["STORY-0002"], "other_deleted": ["STORY-0002"]}

@@ -1,6 +1,6 @@
-"""Reads: each returns a JSON-ready payload that both shells serve unchanged."""
+"""Reads: each returns a JSON-ready payload that both shells serve unchanged.
 
-from revetly_core.reads.check import check_instance
-from revetly_core.reads.health import context_health
-
-__all__ = ["check_instance", "context_health"]
+One module per read (search, artifact, backlog, health, check) and one per shared rule
+(budget, ranking, retrieval, marks, text, envelope, cursor). Nothing is imported here, so a
+command pays only for the read it runs.
+"""

@@ -117,6 +117,7 @@ class Gathered:
 def _links_map(store: Store, artifact_id: str, served: set[str], deleted: str | None) -> dict[str, Any]:
     """cites / cited_by / references / referenced_by / mentions / mentioned_by, ≤ 3 ids each."""
     far: dict[str, set[str]] = {}
+    gone: set[str] = set()
     rows = store.conn.execute(
         "SELECT l.src, l.dst, l.relation, COALESCE(a.deleted, 0) FROM links l "
         "LEFT JOIN artifacts a ON a.id = CASE WHEN l.src=? THEN l.dst ELSE l.src END "
@@ -127,6 +128,8 @@ def _links_map(store: Store, artifact_id: str, served: set[str], deleted: str | 
         if far_deleted and deleted != "include":
             continue
         out_key, in_key = LINK_KEYS[relation]
+        if far_deleted:
+            gone.add(dst if src == artifact_id else src)
         if src == artifact_id:
             far.setdefault(out_key, set()).add(dst)
         else:
@@ -138,6 +141,9 @@ def _links_map(store: Store, artifact_id: str, served: set[str], deleted: str | 
             entry: dict[str, Any] = {"ids": ids[:LINKS_LISTED]}
             if len(ids) > LINKS_LISTED:
                 entry["more"] = len(ids) - LINKS_LISTED
+            listed_gone = [i for i in entry["ids"] if i in gone]
+            if listed_gone:  # a far end the source withdrew: never to be read as live
+                entry["other_deleted"] = listed_gone
             result[key] = entry
     return result
 
