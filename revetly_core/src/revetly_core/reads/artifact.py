@@ -167,26 +167,24 @@ def _declared_links(store: Store, a: Artifact) -> dict[str, list[str]]:
     return {rel: sorted(ids) for rel, ids in sorted(out.items())}
 
 
-def _deleted_ids(store: Store, ids: Iterable[str]) -> set[str]:
+def _ids_where(store: Store, ids: Iterable[str], condition: str) -> set[str]:
+    """Those of ids whose artifact row meets the SQL condition, read in chunks."""
     wanted = sorted(set(ids))
-    gone: set[str] = set()
+    found: set[str] = set()
     for start in range(0, len(wanted), _CHUNK):
         part = wanted[start : start + _CHUNK]
         marks = ",".join("?" * len(part))
-        gone.update(r[0] for r in store.conn.execute(
-            f"SELECT id FROM artifacts WHERE deleted=1 AND id IN ({marks})", tuple(part)))
-    return gone
+        found.update(r[0] for r in store.conn.execute(
+            f"SELECT id FROM artifacts WHERE {condition} AND id IN ({marks})", tuple(part)))
+    return found
+
+
+def _deleted_ids(store: Store, ids: Iterable[str]) -> set[str]:
+    return _ids_where(store, ids, "deleted=1")
 
 
 def _held_ids(store: Store, ids: Iterable[str]) -> set[str]:
-    wanted = sorted(set(ids))
-    held: set[str] = set()
-    for start in range(0, len(wanted), _CHUNK):
-        part = wanted[start : start + _CHUNK]
-        marks = ",".join("?" * len(part))
-        held.update(r[0] for r in store.conn.execute(
-            f"SELECT id FROM artifacts WHERE id IN ({marks})", tuple(part)))
-    return held
+    return _ids_where(store, ids, "1")
 
 
 def _brief(store: Store, a: Artifact, scope: ProjectScope) -> dict[str, Any]:

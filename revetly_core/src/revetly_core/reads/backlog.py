@@ -71,36 +71,38 @@ def compact_row(store: Store, a: Artifact, *, multi: bool, with_parent: bool) ->
     return row
 
 
-def _choices(argument: str, value: object, allowed: tuple[str, ...]) -> list[str] | None:
-    """One value or a comma list, each one of ``allowed``; refused naming them otherwise."""
+def _split_list(argument: str, value: object, example: str) -> list[str] | None:
+    """One value or a comma list, as a sorted list of distinct values (None when absent)."""
     if value is None or value == "":
         return None
     if not isinstance(value, str) or len(value) > MAX_FILTER_CHARS:
         raise Refusal(
             "invalid-argument", f"{argument} must be one value or a comma-separated list",
-            f"pass {argument} as one of: {', '.join(allowed)}", {"argument": argument},
+            f"pass {argument} as {example}", {"argument": argument},
         )
-    picked = sorted({v.strip() for v in value.split(",") if v.strip()})
+    return sorted({v.strip() for v in value.split(",") if v.strip()}) or None
+
+
+def _choices(argument: str, value: object, allowed: tuple[str, ...]) -> list[str] | None:
+    """One value or a comma list, each one of ``allowed``; refused naming them otherwise."""
+    example = f"one of: {', '.join(allowed)}"
+    picked = _split_list(argument, value, example)
+    if picked is None and value not in (None, ""):
+        picked = []
+    if picked is None:
+        return None
     unknown = [v for v in picked if v not in allowed]
     if unknown or not picked:
         named = ", ".join(repr(v) for v in unknown) or repr(value)
         raise Refusal(
             "invalid-argument", f"{argument} {named} is not one this read knows",
-            f"pass {argument} as one of: {', '.join(allowed)}", {"argument": argument},
+            f"pass {argument} as {example}", {"argument": argument},
         )
     return picked
 
 
 def _free_list(argument: str, value: object) -> list[str] | None:
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str) or len(value) > MAX_FILTER_CHARS:
-        raise Refusal(
-            "invalid-argument", f"{argument} must be one value or a comma-separated list",
-            f"pass {argument} as text such as 'source-of-record'", {"argument": argument},
-        )
-    picked = sorted({v.strip() for v in value.split(",") if v.strip()})
-    return picked or None
+    return _split_list(argument, value, "text such as 'source-of-record'")
 
 
 def _limit(limit: object) -> int:
