@@ -185,3 +185,14 @@ def test_parent_cycles_finds_exactly_the_graph_cycles(parents: dict[str, str]) -
     for c in found:
         assert c[0] == min(c)
         assert all(parents[a] == b for a, b in zip(c, c[1:] + c[:1], strict=True))
+
+
+def test_check_names_a_duplicate_that_differs_only_in_padding(instance) -> None:  # type: ignore[no-untyped-def]
+    from gitrepo import md
+
+    instance.git.write("backlog/STORY-10.md", md("STORY-10", "Ten", "story", "x"))
+    instance.git.write("backlog/STORY-0010.md", md("STORY-0010", "Ten again", "story", "y"))
+    instance.git.commit("two spellings of one id")
+    payload = instance.check()
+    dups = [p for p in payload["problems"] if p["code"] == "duplicate-id"]
+    assert [p["path"] for p in dups] == ["backlog/STORY-10.md"]

@@ -101,11 +101,13 @@ def check_instance(root: Path, config: Config, store: Store | None) -> dict[str,
         if isinstance(parsed, FileProblem):
             problems.append({"path": path, "code": parsed.code, "detail": parsed.detail})
             continue
-        if parsed.id in owner:
+        key = id_key(parsed.id)
+        same = f"{key.family}:{key.number}" if key else parsed.id  # padding and case ignored
+        if same in owner:
             problems.append({"path": path, "id": parsed.id, "code": "duplicate-id",
-                             "detail": f"id {parsed.id} is also declared by {owner[parsed.id]}"})
+                             "detail": f"id {parsed.id} is also declared by {owner[same]}"})
             continue
-        owner[parsed.id] = path
+        owner[same] = path
         arts[parsed.id] = parsed
     commit_ids: set[str] = set()
     held_ids = set(arts)

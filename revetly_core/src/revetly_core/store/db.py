@@ -220,6 +220,11 @@ class Store:
 
     def _check_version(self) -> None:
         version = self.schema_version()
+        if version is not None and version > SCHEMA_VERSION:
+            raise Refusal(
+                "refused", f"context.db is at schema {version}, written by a newer engine than "
+                f"this one ({SCHEMA_VERSION})", "upgrade revetly",
+            )
         if version != SCHEMA_VERSION:
             raise Refusal(
                 "not-synced", f"context.db is at schema {version}, this engine reads "
