@@ -105,14 +105,25 @@ def test_readonly_without_a_database_is_not_synced(tmp_path: Path) -> None:
     assert not (tmp_path / "missing.db").exists()
 
 
-def test_readonly_refuses_another_schema_version(tmp_path: Path) -> None:
+def test_readonly_refuses_an_older_schema_as_not_synced(tmp_path: Path) -> None:
+    path = tmp_path / "context.db"
+    s = Store(path)
+    s.set_meta("schema_version", str(SCHEMA_VERSION - 1))
+    s.close()
+    with pytest.raises(Refusal) as info:
+        Store(path, readonly=True)
+    assert info.value.code == "not-synced"
+
+
+def test_readonly_refuses_a_newer_schema_naming_the_upgrade(tmp_path: Path) -> None:
     path = tmp_path / "context.db"
     s = Store(path)
     s.set_meta("schema_version", str(SCHEMA_VERSION + 1))
     s.close()
     with pytest.raises(Refusal) as info:
         Store(path, readonly=True)
-    assert info.value.code == "not-synced"
+    assert info.value.code == "refused"
+    assert "upgrade" in info.value.fix
 
 
 def test_a_newer_schema_is_refused_for_writing(tmp_path: Path) -> None:
