@@ -655,3 +655,26 @@ def test_incremental_passes_end_where_a_full_pass_does(ops: list[tuple[Any, ...]
             done.append(_apply(inst, op))
             inst.sync()
         assert_incremental_equals_full(inst, Path(tmp) / "full", "\n".join(done))
+
+
+def test_a_rewound_head_ends_where_a_full_pass_does(instance: Instance, tmp_path: Path) -> None:
+    import pygit2
+
+    g = instance.git
+    g.write_and_commit(dict([story(1), story(2)]))
+    base = g.head
+    instance.sync()
+    g.write_and_commit(dict([story(1, "Edited then abandoned")]))
+    instance.sync()
+    assert base is not None
+    g.repo.reset(pygit2.Oid(hex=base), pygit2.enums.ResetMode.HARD)
+    result = instance.sync()
+    assert result["full"] is False
+    fresh = g.copy_to(tmp_path / "fresh")
+    Engine.open(fresh.root).sync()
+    store = Store(fresh.root / ".revetly" / "context.db", readonly=True)
+    try:
+        assert instance.snapshot() == store.snapshot()
+    finally:
+        store.close()
+    assert instance.get("STORY-0001").title == "Story number 1"

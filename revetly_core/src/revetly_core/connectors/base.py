@@ -70,6 +70,8 @@ class SourceBatch:
     complete: bool = True
     """True when the read covered the whole source (a full listing), not a window of it."""
     read_count: int = 0
+    history_complete: bool = True
+    """True when ``history`` is the source's whole history (it replaces what the store held)."""
     known: dict[str, KnownArtifact] = field(default_factory=dict)
     """What the store held of this source when the read began (set by the pass)."""
 

@@ -302,6 +302,7 @@ class RepositoryConnector:
             try:
                 if repo.descendant_of(head, prior_head) or str(head) == prior_head:
                     walker.hide(prior_head)
+                    batch.history_complete = False
             except (pygit2.GitError, ValueError, KeyError):
                 log.info("prior head %s is gone; reading the whole history", prior_head)
         commits = list(walker)

@@ -222,15 +222,17 @@ def _apply(
                 store.mark_deleted(r.artifact_id, r.deleted_at, r.clock, r.note)
                 c["deleted"] += 1
                 changed.add(r.artifact_id)
-        if full and batch.source == "repository":
+        if batch.history_complete:  # a whole re-walk (or rewritten history) replaces it
             store.clear_history(batch.source)
         store.add_history(batch.source, batch.history)
         # a file whose history moved (even an edit reverted before this pass) is re-dated
         redated = store.ids_at_paths(batch.source, sorted({e.artifact_id for e in batch.history}))
+        times_before = store.times_of(redated)
         store.fill_times_from_history(
             batch.source, sorted({a.id for a in batch.upserts} | set(redated))
         )
-        changed.update(redated)
+        times_after = store.times_of(redated)
+        changed.update(i for i in redated if times_before.get(i) != times_after.get(i))
         store.replace_problems(batch.source, batch.cleared_paths, batch.problems, full=full)
         counts[batch.source] = c
     _relink(store, config, changed, old_phrases, full=full, now=now, progress=progress)
@@ -248,20 +250,27 @@ def _artifacts_by_id(store: Store, ids: list[str], chunk: int = 500) -> Iterator
         yield from store.artifacts(f"id IN ({','.join('?' * len(part))})", tuple(part))
 
 
+IN_MEMORY_RELINK = 1_000
+"""An incremental pass that changed more artifacts than this loads every id and title once
+instead of looking each body's words up in the store."""
+
+
 def _relink(
     store: Store, config: Config, changed: set[str], old_phrases: dict[str, set[str]],
     *, full: bool, now: str, progress: Progress,
 ) -> None:
     """Re-state the links of every artifact whose links could have changed."""
-    if full:
+    if full or len(changed) > IN_MEMORY_RELINK:
         resolver: Resolver = IdResolver(store.all_ids())
         index = TitleIndex()
         for row in store.conn.execute("SELECT artifact_id, phrase FROM phrases"):
             index.add(row[0], [tuple(row[1].split(" "))])
         linker = Linker(config.ids.families, resolver, index)
-        affected = set(store.all_ids())
     else:
         linker = Linker(config.ids.families, StoreResolver(store), StoreTitles(store))
+    if full:
+        affected = set(store.all_ids())
+    else:
         affected = set(changed)
         phrases_now = store.phrases_of(sorted(changed))
         # Titles that appeared, changed or vanished: bodies naming them, old or new, re-link.

@@ -326,6 +326,19 @@ class Store:
                 (source, *part)))
         return out
 
+    def times_of(self, ids: list[str]) -> dict[str, tuple[str | None, str | None]]:
+        """id -> (created_at, source_updated_at) as the store holds them now."""
+        out: dict[str, tuple[str | None, str | None]] = {}
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for i, created, updated in self.conn.execute(
+                f"SELECT id, created_at, source_updated_at FROM artifacts WHERE id IN ({marks})",
+                tuple(part),
+            ):
+                out[i] = (created, updated)
+        return out
+
     def ids_for_keys(self, keys: list[str]) -> dict[str, str]:
         """id key text -> the lowest held id spelled with that key."""
         out: dict[str, str] = {}
