@@ -36,4 +36,4 @@ def test_each_distribution_declares_lower_bounded_dependencies() -> None:
 
 def test_cli_declares_the_revetly_console_script() -> None:
     project = tomllib.loads((ROOT / "revetly_cli/pyproject.toml").read_text())["project"]
-    assert project["scripts"]["revetly"] == "revetly_cli.app:main"
+    assert project["scripts"]["revetly"] == "revetly_cli:main"

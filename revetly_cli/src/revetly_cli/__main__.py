@@ -1,3 +1,3 @@
-from revetly_cli.app import main
+from revetly_cli import main
 
 main()

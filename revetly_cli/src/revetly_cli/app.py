@@ -7,9 +7,8 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
-from revetly_cli import render
+from revetly_cli import output
 from revetly_core import Engine, Refusal
 
 EXIT_REFUSED = 2
@@ -22,8 +21,23 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err = Console(stderr=True)
-out = Console()
+
+
+def _console(stderr: bool = False) -> Any:
+    """A rich console, made only when a human rendering is printed (rich loads on demand)."""
+    from rich.console import Console
+
+    return Console(stderr=stderr)
+
+
+def _show(payload: dict[str, Any], as_json: bool, renderer: str) -> None:
+    """--json prints the payload itself; otherwise the named rich rendering of it."""
+    if as_json:
+        output.print_json(payload)
+        return
+    from revetly_cli import render
+
+    getattr(render, renderer)(_console(), payload)
 
 InstanceOpt = Annotated[
     str | None,
@@ -38,9 +52,9 @@ def _run(call: Callable[[], dict[str, Any]], as_json: bool) -> dict[str, Any]:
         return call()
     except Refusal as refusal:
         if as_json:
-            render.print_json(refusal.payload())
+            output.print_json(refusal.payload())
         else:
-            sys.stderr.write(render.refusal_line(refusal.payload()) + "\n")
+            sys.stderr.write(output.refusal_line(refusal.payload()) + "\n")
         raise typer.Exit(EXIT_REFUSED) from None
 
 
@@ -55,10 +69,7 @@ def init(
 ) -> None:
     """Create an instance: git repo, revetly.toml, folders, .gitignore and .mcp.json."""
     payload = _run(lambda: Engine.init(path, commits or []), as_json)
-    if as_json:
-        render.print_json(payload)
-    else:
-        render.render_init(out, payload)
+    _show(payload, as_json, "render_init")
 
 
 @app.command()
@@ -75,7 +86,7 @@ def sync(
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      console=err, transient=True) as bar:
+                      console=_console(stderr=True), transient=True) as bar:
             tasks: dict[str, Any] = {}
 
             def progress(phase: str, done: int, total: int) -> None:
@@ -84,30 +95,21 @@ def sync(
                 bar.update(tasks[phase], completed=done, total=total or None)
 
             payload = _run(lambda: engine.sync(full=full, progress=progress), as_json)
-    if as_json:
-        render.print_json(payload)
-    else:
-        render.render_sync(out, payload)
+    _show(payload, as_json, "render_sync")
 
 
 @app.command()
 def status(instance: InstanceOpt = None, as_json: JsonOpt = False) -> None:
     """What context_health reports: last pass per source, revision, freshness, counts."""
     payload = _run(lambda: Engine.open(instance).context_health(), as_json)
-    if as_json:
-        render.print_json(payload)
-    else:
-        render.render_status(out, payload)
+    _show(payload, as_json, "render_status")
 
 
 @app.command()
 def check(instance: InstanceOpt = None, as_json: JsonOpt = False) -> None:
     """Name every file that breaks the schema and every link to an id CONTEXT lacks (exit 1)."""
     payload = _run(lambda: Engine.open(instance).check(), as_json)
-    if as_json:
-        render.print_json(payload)
-    else:
-        render.render_check(out, payload)
+    _show(payload, as_json, "render_check")
     if not payload["ok"]:
         raise typer.Exit(EXIT_FOUND_PROBLEMS)
 
@@ -133,10 +135,7 @@ def search(
         ),
         as_json,
     )
-    if as_json:
-        render.print_json(payload)
-    else:
-        render.render_search(out, payload)
+    _show(payload, as_json, "render_search")
 
 
 ProjectOpt = Annotated[str | None, typer.Option("--project", help="Read as this project.")]
@@ -165,10 +164,7 @@ def inspect(
         ),
         as_json,
     )
-    if as_json:
-        render.print_json(payload)
-    else:
-        render.render_artifact(out, payload)
+    _show(payload, as_json, "render_artifact")
 
 
 def _depth(value: str) -> int | str:
@@ -194,10 +190,7 @@ def branch(
         ),
         as_json,
     )
-    if as_json:
-        render.print_json(payload)
-    else:
-        render.render_branch(out, payload)
+    _show(payload, as_json, "render_branch")
 
 
 @app.command()
@@ -222,10 +215,7 @@ def backlog(
         ),
         as_json,
     )
-    if as_json:
-        render.print_json(payload)
-    else:
-        render.render_backlog(out, payload)
+    _show(payload, as_json, "render_backlog")
 
 
 @app.command()
@@ -239,7 +229,7 @@ def serve(
     try:
         from revetly_mcp.server import serve_stdio
     except ImportError:
-        err.print("revetly serve needs the revetly-mcp package: pip install revetly-mcp")
+        sys.stderr.write("revetly serve needs the revetly-mcp package: pip install revetly-mcp\n")
         raise typer.Exit(EXIT_REFUSED) from None
     engine = _run(lambda: {"engine": Engine.open(instance)}, False)["engine"]
     serve_stdio(engine, project=project)
@@ -250,11 +240,11 @@ def main() -> None:
     try:
         app()
     except KeyboardInterrupt:
-        err.print("interrupted")
+        sys.stderr.write("interrupted\n")
         sys.exit(130)
     except Exception as exc:  # the last line of defence: a bug is reported, not dumped
-        err.print(f"revetly: internal error: {type(exc).__name__}: {exc}", markup=False)
-        err.print("please report it with the command you ran; REVETLY_DEBUG=1 shows the trace")
+        sys.stderr.write(f"revetly: internal error: {type(exc).__name__}: {exc}\n")
+        sys.stderr.write("please report it with the command you ran; REVETLY_DEBUG=1 shows the trace\n")
         import os
 
         if os.environ.get("REVETLY_DEBUG"):

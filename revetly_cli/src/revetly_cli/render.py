@@ -1,23 +1,12 @@
-"""Human renderings of core payloads (rich tables); --json prints the payload itself."""
+"""Human renderings of core payloads (rich tables). Imported only when a human reads them."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
-
-
-def print_json(payload: dict[str, Any]) -> None:
-    """The payload exactly as core returned it, one JSON document on stdout."""
-    print(json.dumps(payload, indent=2, sort_keys=False, ensure_ascii=False))
-
-
-def refusal_line(payload: dict[str, Any]) -> str:
-    body = payload["refusal"]
-    return f"refused ({body['code']}): {body['detail']}\n  fix: {body['fix']}"
 
 
 def render_status(console: Console, p: dict[str, Any]) -> None:
