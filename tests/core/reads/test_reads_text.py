@@ -47,3 +47,35 @@ def test_query_words_drop_stopwords_and_stem_lightly() -> None:
     assert text.query_words("the Invoices and exporting") == ["invoic", "export"]
     assert text.query_words("invoice export") == ["invoic", "export"]
     assert text.query_words("the a of") == []
+
+
+def _naive_best(body: str, words: list[str], window: int) -> tuple[str, list[str]] | None:
+    """The passage rule written the slow, obvious way: every window counted from scratch."""
+    import re
+
+    prose = text.prose(body)
+    spans = [(m.start(), m.end(), text.light_stem(m.group(0)))
+             for m in re.finditer(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?", prose)]
+    best, found_best = -1, set()
+    start_best = 0
+    for i in range(max(1, len(spans) - window + 1)):
+        found = {s for _, _, s in spans[i : i + window] if s in set(words)}
+        if len(found) > best:
+            best, found_best, start_best = len(found), found, i
+    if best <= 0:
+        return None
+    last = min(start_best + window, len(spans)) - 1
+    passage = prose[spans[start_best][0] : spans[last][1]]
+    passage = ("…" if start_best > 0 else "") + passage + ("…" if last < len(spans) - 1 else "")
+    return passage, sorted(found_best)
+
+
+@given(st.lists(st.sampled_from(["invoice", "export", "csv", "the", "filler", "tax", "due"]),
+                max_size=120),
+       st.integers(min_value=1, max_value=12))
+def test_the_sliding_window_finds_what_counting_every_window_finds(
+    body_words: list[str], window: int
+) -> None:
+    body = " ".join(body_words)
+    words = text.query_words("export invoices tax")
+    assert text.best_passage(body, words, window) == _naive_best(body, words, window)

@@ -176,19 +176,31 @@ def summary(title: str, body: str) -> str:
     return text + "…" if cut else text
 
 
-def best_passage(body: str, words: list[str], window: int = PASSAGE_WORDS) -> tuple[str, list[str]] | None:
+def best_passage(
+    body: str, words: list[str], window: int = PASSAGE_WORDS
+) -> tuple[str, list[str]] | None:
     """The window of the prose holding the most distinct query words (earliest on a tie)."""
     text = prose(body)
     spans = [(m.start(), m.end(), light_stem(m.group(0))) for m in _WORD.finditer(text)]
     if not spans or not words:
         return None
     wanted = set(words)
-    best_start, best_hits = 0, 0
-    best_found: set[str] = set()
-    for i in range(max(1, len(spans) - window + 1)):
-        found = {s for _, _, s in spans[i : i + window] if s in wanted}
-        if len(found) > best_hits:
-            best_start, best_hits, best_found = i, len(found), found
+    hits = [stem if stem in wanted else None for _, _, stem in spans]
+    counts: dict[str, int] = {}
+    for stem in hits[:window]:  # the first window, then slide it one word at a time
+        if stem is not None:
+            counts[stem] = counts.get(stem, 0) + 1
+    best_start, best_hits, best_found = 0, len(counts), set(counts)
+    for start in range(1, max(1, len(spans) - window + 1)):
+        leaving, entering = hits[start - 1], hits[start + window - 1]
+        if leaving is not None:
+            counts[leaving] -= 1
+            if counts[leaving] == 0:
+                del counts[leaving]
+        if entering is not None:
+            counts[entering] = counts.get(entering, 0) + 1
+        if len(counts) > best_hits:
+            best_start, best_hits, best_found = start, len(counts), set(counts)
     if best_hits == 0:
         return None
     last = min(best_start + window, len(spans)) - 1
