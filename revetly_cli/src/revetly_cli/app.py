@@ -235,6 +235,16 @@ def serve(
     serve_stdio(engine, project=project)
 
 
+# ---- command groups defined in their own modules register here, one import each ----
+# (scope reads)
+
+# (writes and reviews)
+
+# (governed layer: revetly rag)
+
+# ---- end of command groups ----
+
+
 def main() -> None:
     """Entry point of the console script; an unexpected error is one line, never a traceback."""
     try:

@@ -125,6 +125,10 @@ class Engine:
         finally:
             store.close()
 
+    # ---- writes and the review record: add write methods below this line ----
+
+    # ---- end of writes ----
+
     def graph(self) -> Any:
         """The networkx graph of live links at the current corpus revision."""
         store = self._store()
@@ -132,3 +136,7 @@ class Engine:
             return self.graphs.get(store)
         finally:
             store.close()
+
+    # ---- scope reads (get_scope, get_authoring_context): add them below this line ----
+
+    # ---- end of scope reads ----
