@@ -112,6 +112,7 @@ BAD_SETTINGS: list[tuple[str, dict[str, Any], str]] = [
     ("parent type not a work item", {"backlog": {"parents": {"story": ["decision"]}}},
      "backlog.parents"),
     ("read budget too small", {"read": {"budget": 10}}, "read.budget"),
+    ("unknown index backend", {"index": {"backend": "lucene"}}, "index.backend"),
     ("ranking weight not a number", {"ranking": {"title": "high"}}, "ranking.title"),
 ]
 

@@ -6,7 +6,7 @@ import datetime as dt
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -102,6 +102,10 @@ class ReadSection(_Strict):
     budget: int = Field(default=32_768, ge=1_024)
 
 
+class IndexSection(_Strict):
+    backend: Literal["fts5", "whoosh"] = "fts5"
+
+
 RANKING_SIGNALS = ("exact-id", "recency", "provenance", "link-count", "kind", "superseded")
 
 
@@ -116,6 +120,7 @@ class Config(_Strict):
     extraction: ExtractionSection = Field(default_factory=ExtractionSection)
     ranking: dict[str, float] = Field(default_factory=dict)
     read: ReadSection = Field(default_factory=ReadSection)
+    index: IndexSection = Field(default_factory=IndexSection)
 
     @field_validator("ranking")
     @classmethod

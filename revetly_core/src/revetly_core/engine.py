@@ -22,7 +22,7 @@ class Engine:
         self.config = config
         self.paths = InstancePaths(root)
         self.graphs = GraphCache()
-        self.index = KeywordIndex(self.paths.index)
+        self.index = KeywordIndex(self.paths.index, config.index.backend)
 
     @classmethod
     def open(cls, instance: str | Path | None = None) -> Engine:

@@ -89,7 +89,7 @@ def test_a_first_pass_lands_every_file_and_health_counts_them(instance: Instance
                                    "decision": {"accepted": 1}}
     assert counts["deleted"] == 0
     assert counts["links"] == 1  # DEL-0001 delivers STORY-0003
-    assert health["index"] == {"revision": 1, "current": True}
+    assert health["index"] == {"backend": "fts5", "revision": 1, "current": True}
     assert health["problems"] == 0
 
 
@@ -130,6 +130,19 @@ def test_a_config_change_forces_a_full_pass(instance: Instance) -> None:
             load_config(instance.root))
     finally:
         store.close()
+
+
+def test_switching_the_index_backend_rebuilds_it_with_a_full_pass(instance: Instance) -> None:
+    instance.git.write_and_commit(dict([story(1)]))
+    instance.sync()
+    text = (instance.root / "revetly.toml").read_text() + '\n[index]\nbackend = "whoosh"\n'
+    instance.git.write_and_commit({"revetly.toml": text})
+    result = instance.sync()
+    assert result["full"] is True
+    assert instance.health()["index"] == {"backend": "whoosh", "revision": 2, "current": True}
+    assert not (instance.root / ".revetly" / "index" / "keyword.sqlite").exists()
+    hits = instance.engine().search_context("STORY-0001")["artifacts"]
+    assert hits[0]["artifact_id"] == "STORY-0001"
 
 
 # -- incremental changes -------------------------------------------------------------------------
@@ -421,7 +434,7 @@ def test_a_torn_index_is_rebuilt_by_the_next_pass(instance: Instance) -> None:
     instance.git.write_and_commit(dict([story(1), story(2)]))
     instance.sync()
     (instance.root / ".revetly" / "index" / "REVISION").unlink()
-    assert instance.health()["index"] == {"revision": None, "current": False}
+    assert instance.health()["index"] == {"backend": "fts5", "revision": None, "current": False}
     instance.sync()
     assert instance.health()["index"]["current"] is True
 

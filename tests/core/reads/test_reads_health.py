@@ -56,7 +56,7 @@ def test_health_of_an_empty_store(store: Store, tmp_path: Path) -> None:
     assert payload["freshness"] == {"oldest_source_read_at": None, "watch": False}
     assert payload["counts"]["artifacts"] == 0
     assert payload["problems"] == 0
-    assert payload["index"] == {"revision": None, "current": False}
+    assert payload["index"] == {"backend": "fts5", "revision": None, "current": False}
     assert "history" not in payload and "context_health" not in payload
     assert "criteria_unparsed" not in payload
 
@@ -89,7 +89,7 @@ def test_health_reports_sources_passes_and_unparsed_criteria(store: Store, tmp_p
     assert payload["freshness"]["oldest_source_read_at"] == T0
     assert payload["history"] == {"floors": {"commits/api": "2024-01-01"}}
     assert payload["criteria_unparsed"] == {"repository": 1}  # the deleted one is not counted
-    assert payload["index"] == {"revision": 1, "current": True}
+    assert payload["index"] == {"backend": "fts5", "revision": 1, "current": True}
 
 
 def test_a_failed_last_pass_adds_a_context_health_block(store: Store, tmp_path: Path) -> None:

@@ -1,4 +1,7 @@
-"""The keyword index: a whoosh BM25F cache of the store, with a revision stamp."""
+"""The keyword index: a BM25 cache of the store with a revision stamp, on either backend.
+
+Every behaviour test runs against both backends (FTS5, the default, and whoosh): they index the
+same analysed text and must answer alike."""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from revetly_core.model import Artifact
-from revetly_core.store.keyword import KeywordIndex, KeywordSearcher
+from revetly_core.store.keyword import BACKENDS, Backend, KeywordIndex, KeywordSearcher
 
 
 def art(aid: str, title: str, body: str = "", type: str = "story", **kw: object) -> Artifact:
@@ -27,9 +30,15 @@ DOCS = [
 ]
 
 
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> Backend:
+    name: Backend = request.param
+    return name
+
+
 @pytest.fixture()
-def index(tmp_path: Path) -> KeywordIndex:
-    ix = KeywordIndex(tmp_path / "index")
+def index(tmp_path: Path, backend: Backend) -> KeywordIndex:
+    ix = KeywordIndex(tmp_path / "index", backend)
     ix.rebuild(DOCS, len(DOCS), revision=1)
     return ix
 
@@ -49,7 +58,7 @@ def test_rebuild_stamps_the_revision(index: KeywordIndex) -> None:
 
 
 def test_a_missing_or_torn_stamp_reads_as_none(tmp_path: Path, index: KeywordIndex) -> None:
-    assert KeywordIndex(tmp_path / "absent").revision() is None
+    assert KeywordIndex(tmp_path / "absent", index.backend_name).revision() is None
     (index.directory / "REVISION").write_text("not a number")
     assert index.revision() is None
 
@@ -91,8 +100,8 @@ def test_nothing_to_search_finds_nothing(index: KeywordIndex) -> None:
     assert search(index, "zebra") == []
 
 
-def test_a_withheld_body_is_not_indexed(tmp_path: Path) -> None:
-    ix = KeywordIndex(tmp_path / "index")
+def test_a_withheld_body_is_not_indexed(tmp_path: Path, backend: Backend) -> None:
+    ix = KeywordIndex(tmp_path / "index", backend)
     ix.rebuild([art("STORY-0001", "Secret project", "classified xylophone",
                     metadata={"withheld": True})], 1, revision=1)
     assert search(ix, "xylophone") == []

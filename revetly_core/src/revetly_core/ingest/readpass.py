@@ -98,8 +98,8 @@ def run_pass(
     try:
         store = Store(paths.db)
         try:
-            return _run_locked(root, config, store, KeywordIndex(paths.index), full=full,
-                               progress=progress, clock=clock,
+            index = KeywordIndex(paths.index, config.index.backend)
+            return _run_locked(root, config, store, index, full=full, progress=progress, clock=clock,
                                connectors=connectors or connectors_for(root, config))
         finally:
             store.close()
@@ -112,7 +112,7 @@ def _run_locked(
     progress: Progress, clock: Callable[[], str], connectors: list[Connector],
 ) -> PassResult:
     started = clock()
-    index_torn = index.revision() != store.revision or not paths_exist(index)
+    index_torn = index.revision() != store.revision or not index.present()
     fingerprint = config_fingerprint(config)
     full = full or store.revision == 0 or store.get_meta("config_fingerprint") != fingerprint
     pass_id = store.start_pass(started, full)
@@ -178,10 +178,6 @@ def config_fingerprint(config: Config) -> str:
 
     text = f"{config.model_dump_json()}|index-format={INDEX_FORMAT}"
     return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def paths_exist(index: KeywordIndex) -> bool:
-    return index.directory.is_dir()
 
 
 def _apply(

@@ -61,7 +61,8 @@ def context_health(config: Config, store: Store, index: KeywordIndex) -> dict[st
         "freshness": freshness(sources),
         "counts": store.counts(),
         "problems": len(store.problems()),
-        "index": {"revision": index.revision(), "current": index.revision() == revision},
+        "index": {"backend": index.backend_name, "revision": index.revision(),
+                  "current": index.revision() == revision},
     }
     if last is not None:
         payload["last_pass"] = {

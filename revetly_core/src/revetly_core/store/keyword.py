@@ -1,154 +1,77 @@
-"""The keyword index: whoosh BM25 over each artifact's own id, title and body, English stemming."""
+"""The keyword index: BM25 over each artifact's own id, title and body, English stemming.
+
+One facade (`KeywordIndex`) over two backends that index the same analysed text: SQLite FTS5
+(the default) and whoosh. The analysis, the indexed text and the query shape live here, once.
+"""
 
 from __future__ import annotations
 
-import gc
-import shutil
+import math
+import re
+from abc import ABC, abstractmethod
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 from revetly_core.model import Artifact
+from revetly_core.reads.text import STOPWORDS
 
-INDEX_FORMAT = 3
+INDEX_FORMAT = 4
 """Bumped when what the index holds or how it tokenizes changes: the next pass rebuilds it."""
-TITLE_BOOST = 3.0
-"""How much more a title word weighs than a body word."""
-FULL_BUILD_LIMIT_MB = 256
-UPDATE_LIMIT_MB = 64
-MULTIPROCESS_THRESHOLD = 10**9
-"""A full build over more documents than this uses both cores."""
-_REVISION_FILE = "REVISION"
+TITLE_BOOST = 3
+"""How many times the id and title are indexed ahead of the body: a title word weighs three."""
+MIN_TERM_LENGTH = 2
+"""Shorter words are not indexed (nor searched for)."""
+REVISION_FILE = "REVISION"
 
+Backend = Literal["fts5", "whoosh"]
+BACKENDS: tuple[Backend, ...] = ("fts5", "whoosh")
+DEFAULT_BACKEND: Backend = "fts5"
 
 TOKEN_PATTERN = r"[A-Za-z][A-Za-z0-9]*-\d+|\w+(?:\.?\w+)*"
 """Words, except that an id such as STORY-012 stays one token rather than 'story' and '012'."""
-
-
-def analyzer() -> Any:
-    """English stemming over our tokens: the one analyzer for indexing and for queries."""
-    from whoosh.analysis import StemmingAnalyzer
-
-    from revetly_core.reads.text import STOPWORDS
-
-    return StemmingAnalyzer(expression=TOKEN_PATTERN, stoplist=STOPWORDS)
-
-
-def _schema() -> Any:
-    from whoosh.fields import ID, TEXT, Schema
-
-    analyzer_ = analyzer()
-    return Schema(
-        id=ID(stored=True, unique=True),
-        type=ID(stored=True),
-        project=ID(stored=True),
-        text=TEXT(analyzer=analyzer_, phrase=False),
-    )
-
-
-def _doc(a: Artifact) -> dict[str, str]:
-    """The indexed form: the id rides with the title; a withheld artifact's body is not indexed."""
-    body = "" if a.metadata.get("withheld") else a.body
-    heading = f"{a.id} {a.title}\n"
-    return {"id": a.id, "type": a.type, "project": a.project,
-            "text": heading * int(TITLE_BOOST) + body}
-
-
-class KeywordIndex:
-    """A rebuildable cache of the store: never the source of truth, rebuilt when torn."""
-
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        self._shared: KeywordSearcher | None = None
-        self._shared_revision: int | None = None
-
-    def revision(self) -> int | None:
-        """The corpus revision the index was last committed at, or None when absent or torn."""
-        try:
-            return int((self.directory / _REVISION_FILE).read_text().strip())
-        except (OSError, ValueError):
-            return None
-
-    def _set_revision(self, revision: int) -> None:
-        tmp = self.directory / (_REVISION_FILE + ".tmp")
-        tmp.write_text(str(revision))
-        tmp.replace(self.directory / _REVISION_FILE)
-
-    def rebuild(self, docs: Iterable[Artifact], count: int, revision: int) -> None:
-        """Write a fresh index over every document (the full pass, or a torn index)."""
-        from whoosh import index
-
-        if self.directory.exists():
-            shutil.rmtree(self.directory)
-        self.directory.mkdir(parents=True)
-        ix = index.create_in(str(self.directory), _schema())
-        procs = 2 if count > MULTIPROCESS_THRESHOLD else 1
-        kwargs: dict[str, Any] = {"limitmb": FULL_BUILD_LIMIT_MB}
-        if procs > 1:
-            kwargs.update(procs=procs, multisegment=True)
-        writer = ix.writer(**kwargs)
-        try:
-            for a in docs:
-                writer.add_document(**_doc(a))
-        except BaseException:
-            writer.cancel()
-            raise
-        writer.commit()
-        ix.close()
-        self._set_revision(revision)
-        gc.collect()
-
-    def update(self, changed: list[Artifact], existing: set[str], revision: int) -> None:
-        """Apply one pass's changes in one writer; small commits never merge segments."""
-        from whoosh import index
-
-        if not changed:
-            self._set_revision(revision)
-            return
-        ix = index.open_dir(str(self.directory))
-        writer = ix.writer(limitmb=UPDATE_LIMIT_MB)
-        try:
-            for a in changed:
-                if a.id in existing:
-                    writer.delete_by_term("id", a.id)
-                writer.add_document(**_doc(a))
-        except BaseException:
-            writer.cancel()
-            raise
-        writer.commit(merge=len(changed) > 1_000)
-        ix.close()
-        del writer, ix
-        gc.collect()
-        self._set_revision(revision)
-
-    def searcher(self) -> KeywordSearcher:
-        """An open searcher for several queries in a row; close it (or use `with`)."""
-        return KeywordSearcher(self.directory)
-
-    def shared_searcher(self) -> KeywordSearcher:
-        """One searcher kept open across reads, reopened when the index revision moves."""
-        revision = self.revision()
-        if self._shared is None or self._shared_revision != revision:
-            if self._shared is not None:
-                self._shared.close()
-            self._shared = KeywordSearcher(self.directory)
-            self._shared_revision = revision
-        return self._shared
-
+_TOKEN = re.compile(TOKEN_PATTERN)
 
 Alternatives = list[list[str]]
 """One unit of a query: its alternative spellings, each a list of stemmed terms."""
 
 
-class KeywordSearcher:
-    """BM25F queries over the index: all units first, widened to any unit when too few match."""
+@lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    """The Porter stem of one lowercased word (cached: vocabularies repeat)."""
+    from whoosh.lang.porter import stem as porter
 
-    def __init__(self, directory: Path) -> None:
-        from whoosh import index, scoring
+    return str(porter(word))
 
-        self._ix = index.open_dir(str(directory))
-        self._searcher = self._ix.searcher(weighting=scoring.BM25F())
-        self.doc_count = self._searcher.doc_count()
+
+def analyze(text: str) -> list[str]:
+    """Terms as the index holds them: tokens lowercased, stop and one-letter words dropped, stemmed."""
+    terms: list[str] = []
+    for match in _TOKEN.finditer(text):
+        word = match.group().lower()
+        if len(word) >= MIN_TERM_LENGTH and word not in STOPWORDS:
+            terms.append(stem(word))
+    return terms
+
+
+def indexed_text(a: Artifact) -> str:
+    """What is indexed: the id and title TITLE_BOOST times, then the body (none when withheld)."""
+    body = "" if a.metadata.get("withheld") else a.body
+    return f"{a.id} {a.title}\n" * TITLE_BOOST + body
+
+
+def bm25_idf(doc_count: int, df: int) -> float:
+    """How rare a term is: BM25's idf, log(1 + (N - df + ½) / (df + ½)); 0 when absent."""
+    if df == 0:
+        return 0.0
+    return math.log(1 + (doc_count - df + 0.5) / (df + 0.5))
+
+
+class KeywordSearcher(ABC):
+    """An open index answering ranked queries: all units first, widened to any unit when few match."""
+
+    doc_count: int
 
     def __enter__(self) -> KeywordSearcher:
         return self
@@ -156,23 +79,14 @@ class KeywordSearcher:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def close(self) -> None:
-        self._searcher.close()
-        self._ix.close()
-
     @staticmethod
     def analyze(text: str) -> list[str]:
         """Stemmed, stopword-free terms of text, as the index holds them."""
-        return [t.text for t in analyzer()(text)]
+        return analyze(text)
 
     def idf(self, term: str) -> float:
-        """How rare a stemmed term is across bodies (0 when absent)."""
-        df = self._searcher.doc_frequency("text", term)
-        if df == 0:
-            return 0.0
-        import math
-
-        return math.log(1 + (self.doc_count - df + 0.5) / (df + 0.5))
+        """How rare a stemmed term is across the index (0 when absent)."""
+        return bm25_idf(self.doc_count, self.document_frequency(term))
 
     def search(
         self, units: list[Alternatives], limit: int, *, any_unit: bool = False,
@@ -180,24 +94,116 @@ class KeywordSearcher:
     ) -> list[tuple[str, float]]:
         """(id, score) best first: AND over units unless any_unit, widened to OR when AND finds
         fewer than `enough` (default: limit) rows."""
-        from whoosh.query import And, Or, Term
-
-        def spelled(terms: list[str]) -> object:
-            parts = [Term("text", t) for t in terms]
-            return parts[0] if len(parts) == 1 else And(parts)
-
-        def unit(alts: Alternatives) -> object:
-            options = [spelled(a) for a in alts if a]
-            return options[0] if len(options) == 1 else Or(options)
-
-        built = [unit(u) for u in units if any(u)]
-        if not built:
+        live = [[a for a in u if a] for u in units]
+        live = [u for u in live if u]
+        if not live:
             return []
         hits: list[tuple[str, float]] = []
-        for combine in ((Or,) if any_unit else (And, Or)):
-            query = combine(built) if len(built) > 1 else built[0]
-            results = self._searcher.search(query, limit=limit)
-            hits = [(r["id"], float(r.score)) for r in results]
+        for every in ((False,) if any_unit else (True, False)):
+            hits = self.query(live, limit, every=every)
             if len(hits) >= (limit if enough is None else enough):
                 break
         return hits
+
+    @abstractmethod
+    def query(self, units: list[Alternatives], limit: int, *, every: bool) -> list[tuple[str, float]]:
+        """One ranked query: every unit (AND) or any unit (OR); in a unit, any spelling, all its terms."""
+
+    @abstractmethod
+    def document_frequency(self, term: str) -> int:
+        """How many indexed documents hold the term."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the open index."""
+
+
+class IndexBackend(ABC):
+    """Where one backend keeps its files and how it writes and opens them."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    @abstractmethod
+    def rebuild(self, docs: Iterable[Artifact], count: int) -> None:
+        """Write a fresh index over every document."""
+
+    @abstractmethod
+    def update(self, changed: list[Artifact], existing: set[str]) -> None:
+        """Replace the changed documents (those in `existing` were indexed before) in one write."""
+
+    @abstractmethod
+    def open(self) -> KeywordSearcher:
+        """An open searcher at the index's current state."""
+
+    @abstractmethod
+    def present(self) -> bool:
+        """Whether this backend's files are there at all."""
+
+
+def backend_for(name: Backend, directory: Path) -> IndexBackend:
+    """The backend named in `[index] backend`."""
+    if name == "whoosh":
+        from revetly_core.store.keyword_whoosh import WhooshBackend
+
+        return WhooshBackend(directory)
+    from revetly_core.store.keyword_fts5 import Fts5Backend
+
+    return Fts5Backend(directory)
+
+
+class KeywordIndex:
+    """A rebuildable cache of the store: never the source of truth, rebuilt when torn.
+
+    Both backends write atomically (a failed write leaves the index as it was) and the REVISION
+    file is stamped only after a write committed; a revision that disagrees with the store's makes
+    the next pass rebuild."""
+
+    def __init__(self, directory: Path, backend: Backend = DEFAULT_BACKEND) -> None:
+        self.directory = directory
+        self.backend_name: Backend = backend
+        self.backend = backend_for(backend, directory)
+        self._shared: KeywordSearcher | None = None
+        self._shared_revision: int | None = None
+
+    def revision(self) -> int | None:
+        """The corpus revision the index was last committed at, or None when absent or torn."""
+        try:
+            return int((self.directory / REVISION_FILE).read_text().strip())
+        except (OSError, ValueError):
+            return None
+
+    def present(self) -> bool:
+        """Whether the backend's files exist (a missing index is rebuilt by the next pass)."""
+        return self.backend.present()
+
+    def _set_revision(self, revision: int) -> None:
+        tmp = self.directory / (REVISION_FILE + ".tmp")
+        tmp.write_text(str(revision))
+        tmp.replace(self.directory / REVISION_FILE)
+
+    def rebuild(self, docs: Iterable[Artifact], count: int, revision: int) -> None:
+        """Write a fresh index over every document (the full pass, or a torn index)."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.backend.rebuild(docs, count)
+        self._set_revision(revision)
+
+    def update(self, changed: list[Artifact], existing: set[str], revision: int) -> None:
+        """Apply one pass's changes in one write, then stamp the revision."""
+        if changed:
+            self.backend.update(changed, existing)
+        self._set_revision(revision)
+
+    def searcher(self) -> KeywordSearcher:
+        """An open searcher for several queries in a row; close it (or use `with`)."""
+        return self.backend.open()
+
+    def shared_searcher(self) -> KeywordSearcher:
+        """One searcher kept open across reads, reopened when the index revision moves."""
+        revision = self.revision()
+        if self._shared is None or self._shared_revision != revision:
+            if self._shared is not None:
+                self._shared.close()
+            self._shared = self.backend.open()
+            self._shared_revision = revision
+        return self._shared

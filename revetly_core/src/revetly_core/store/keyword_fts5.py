@@ -1,0 +1,164 @@
+"""The SQLite FTS5 backend of the keyword index: one database file beside the REVISION stamp.
+
+The text is analysed in Python (`keyword.analyze`) and stored as its terms, so FTS5 only splits on
+spaces: stemming, stop words and ids-as-one-token are the same as the whoosh backend's."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from revetly_core.model import Artifact
+from revetly_core.store.keyword import (
+    REVISION_FILE,
+    Alternatives,
+    IndexBackend,
+    KeywordSearcher,
+    analyze,
+    indexed_text,
+)
+
+DB_FILE = "keyword.sqlite"
+TOKENIZER = "unicode61 remove_diacritics 0 tokenchars '-._'"
+"""Analysed terms keep their '-', '.' and '_' (STORY-012, v2.1, snake_case): one term, one token."""
+BUILD_BATCH = 2_000
+
+_SCHEMA = f"""
+CREATE TABLE docs (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, type TEXT, project TEXT);
+CREATE VIRTUAL TABLE terms USING fts5 (text, tokenize = "{TOKENIZER}");
+CREATE VIRTUAL TABLE vocab USING fts5vocab (terms, 'row');
+"""
+
+
+def analysed(a: Artifact) -> str:
+    """The stored form of one document: its analysed terms joined by spaces."""
+    return " ".join(analyze(indexed_text(a)))
+
+
+def quoted(term: str) -> str:
+    """An FTS5 string literal: the term in double quotes, inner quotes doubled."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def match_expression(units: list[Alternatives], *, every: bool) -> str:
+    """The MATCH text: units joined by AND (every) or OR; a unit is any spelling, all its terms."""
+
+    def spelled(terms: list[str]) -> str:
+        parts = [quoted(t) for t in terms]
+        return parts[0] if len(parts) == 1 else "(" + " AND ".join(parts) + ")"
+
+    def unit(alternatives: Alternatives) -> str:
+        options = [spelled(a) for a in alternatives if a]
+        return options[0] if len(options) == 1 else "(" + " OR ".join(options) + ")"
+
+    return (" AND " if every else " OR ").join(unit(u) for u in units)
+
+
+class Fts5Backend(IndexBackend):
+    """Builds into a temporary file and swaps it in; updates in one transaction (WAL)."""
+
+    @property
+    def path(self) -> Path:
+        return self.directory / DB_FILE
+
+    def present(self) -> bool:
+        return self.path.is_file()
+
+    def rebuild(self, docs: Iterable[Artifact], count: int) -> None:
+        tmp = self.directory / (DB_FILE + ".tmp")
+        tmp.unlink(missing_ok=True)
+        conn = sqlite3.connect(tmp)
+        try:
+            conn.execute("PRAGMA journal_mode = OFF")
+            conn.execute("PRAGMA synchronous = OFF")
+            conn.executescript(_SCHEMA)
+            with conn:
+                for rowid, batch in _numbered_batches(docs):
+                    conn.executemany("INSERT INTO docs VALUES (?, ?, ?, ?)",
+                                     [(rowid + i, a.id, a.type, a.project) for i, a in enumerate(batch)])
+                    conn.executemany("INSERT INTO terms (rowid, text) VALUES (?, ?)",
+                                     [(rowid + i, analysed(a)) for i, a in enumerate(batch)])
+                conn.execute("INSERT INTO terms (terms) VALUES ('optimize')")
+            conn.execute("PRAGMA journal_mode = WAL")
+        except BaseException:
+            conn.close()
+            tmp.unlink(missing_ok=True)
+            raise
+        conn.close()
+        tmp.replace(self.path)
+        _remove_other_files(self.directory)
+
+    def update(self, changed: list[Artifact], existing: set[str]) -> None:
+        conn = sqlite3.connect(self.path)
+        try:
+            with conn:
+                for a in changed:
+                    if a.id in existing:
+                        row = conn.execute("SELECT rowid FROM docs WHERE id = ?", (a.id,)).fetchone()
+                        if row is not None:
+                            conn.execute("DELETE FROM terms WHERE rowid = ?", row)
+                            conn.execute("DELETE FROM docs WHERE rowid = ?", row)
+                    cur = conn.execute("INSERT INTO docs (id, type, project) VALUES (?, ?, ?)",
+                                       (a.id, a.type, a.project))
+                    conn.execute("INSERT INTO terms (rowid, text) VALUES (?, ?)",
+                                 (cur.lastrowid, analysed(a)))
+        finally:
+            conn.close()
+
+    def open(self) -> Fts5Searcher:
+        return Fts5Searcher(self.path)
+
+
+def _numbered_batches(docs: Iterable[Artifact]) -> Iterator[tuple[int, list[Artifact]]]:
+    """Documents in batches of BUILD_BATCH, each with the rowid its first document gets."""
+    batch: list[Artifact] = []
+    first = 1
+    for a in docs:
+        batch.append(a)
+        if len(batch) == BUILD_BATCH:
+            yield first, batch
+            first += len(batch)
+            batch = []
+    if batch:
+        yield first, batch
+
+
+def _remove_other_files(directory: Path) -> None:
+    """After a swap, nothing but this backend's database and the stamp stays (e.g. old whoosh files)."""
+    import shutil
+
+    keep = {DB_FILE, DB_FILE + "-wal", DB_FILE + "-shm", REVISION_FILE}
+    for entry in directory.iterdir():
+        if entry.name in keep:
+            continue
+        if entry.is_dir():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+
+
+class Fts5Searcher(KeywordSearcher):
+    """One read connection; safe to share across threads (each call is one statement)."""
+
+    def __init__(self, path: Path) -> None:
+        if not path.is_file():
+            raise FileNotFoundError(path)
+        self._conn = sqlite3.connect(path, check_same_thread=False)
+        self._conn.execute("PRAGMA query_only = 1")
+        self.doc_count = int(self._conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0])
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def document_frequency(self, term: str) -> int:
+        row = self._conn.execute("SELECT doc FROM vocab WHERE term = ?", (term,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def query(self, units: list[Alternatives], limit: int, *, every: bool) -> list[tuple[str, float]]:
+        rows = self._conn.execute(
+            "SELECT d.id, bm25(terms) AS rank FROM terms JOIN docs d ON d.rowid = terms.rowid "
+            "WHERE terms MATCH ? ORDER BY rank, d.id LIMIT ?",
+            (match_expression(units, every=every), limit),
+        ).fetchall()
+        return [(str(i), -float(r)) for i, r in rows]

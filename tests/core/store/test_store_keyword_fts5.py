@@ -1,0 +1,110 @@
+"""The FTS5 backend's own rules: one analysis shared with whoosh, safe query text, atomic writes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from revetly_core.model import Artifact
+from revetly_core.store.keyword import KeywordIndex, analyze, bm25_idf, indexed_text
+from revetly_core.store.keyword_fts5 import DB_FILE, match_expression, quoted
+from revetly_core.store.keyword_whoosh import analyzer as whoosh_analyzer
+
+
+def art(aid: str, title: str, body: str = "") -> Artifact:
+    return Artifact(id=aid, type="story", title=title, source="repository", project="acme",
+                    body=body)
+
+
+DOCS = [art("STORY-0001", "Payment retries", "Retry a failed card payment."),
+        art("STORY-0002", "Invoice export", "Export invoices as CSV.")]
+
+
+@given(st.text(max_size=200))
+@settings(max_examples=200, deadline=None)
+def test_analysis_is_the_same_as_the_whoosh_pipeline(text: str) -> None:
+    assert analyze(text) == [t.text for t in whoosh_analyzer()(text)]
+
+
+def test_an_id_is_one_term_and_keeps_its_hyphen() -> None:
+    assert analyze("Fixes STORY-012 in v2.1") == ["fix", "story-012", "v2.1"]
+
+
+def test_the_id_and_title_are_indexed_three_times_ahead_of_the_body() -> None:
+    assert indexed_text(art("STORY-0001", "Dark mode", "night")) == (
+        "STORY-0001 Dark mode\n" * 3 + "night")
+
+
+def test_idf_follows_bm25_and_is_zero_when_absent() -> None:
+    assert bm25_idf(10, 0) == 0.0
+    assert bm25_idf(10, 1) > bm25_idf(10, 5) > 0
+
+
+def test_a_term_is_quoted_with_inner_quotes_doubled() -> None:
+    assert quoted('say"hi') == '"say""hi"'
+
+
+def test_the_match_expression_joins_spellings_and_units() -> None:
+    units = [[["payment"]], [["card"], ["credit", "card"]]]
+    assert match_expression(units, every=True) == '"payment" AND ("card" OR ("credit" AND "card"))'
+    assert match_expression(units, every=False) == '"payment" OR ("card" OR ("credit" AND "card"))'
+
+
+@given(st.text(max_size=120))
+@settings(max_examples=150, deadline=None)
+def test_any_query_text_searches_without_error(tmp_path_factory: pytest.TempPathFactory,
+                                               text: str) -> None:
+    ix = KeywordIndex(tmp_path_factory.mktemp("ix") / "index")
+    ix.rebuild(DOCS, len(DOCS), revision=1)
+    with ix.searcher() as s:
+        s.search([[analyze(w)] for w in text.split()], 10)
+
+
+def test_a_failed_rebuild_leaves_the_previous_index_serving(tmp_path: Path) -> None:
+    ix = KeywordIndex(tmp_path / "index")
+    ix.rebuild(DOCS, len(DOCS), revision=1)
+
+    def broken() -> Iterator[Artifact]:
+        yield art("STORY-0009", "Half")
+        raise RuntimeError("the store went away")
+
+    with pytest.raises(RuntimeError):
+        ix.rebuild(broken(), 2, revision=2)
+    assert ix.revision() == 1
+    assert sorted(p.name for p in ix.directory.iterdir()) == ["REVISION", DB_FILE]
+    with ix.searcher() as s:
+        assert [i for i, _ in s.search([[["payment"]]], 10)] == ["STORY-0001"]
+
+
+def test_a_failed_update_changes_nothing(tmp_path: Path) -> None:
+    ix = KeywordIndex(tmp_path / "index")
+    ix.rebuild(DOCS, len(DOCS), revision=1)
+    bad = Artifact.__new__(Artifact)  # an artifact whose fields cannot be read mid-update
+    with pytest.raises(AttributeError):
+        ix.update([art("STORY-0001", "Renamed"), bad], existing={"STORY-0001"}, revision=2)
+    assert ix.revision() == 1
+    with ix.searcher() as s:
+        assert [i for i, _ in s.search([[["payment"]]], 10)] == ["STORY-0001"]
+        assert s.search([[["renam"]]], 10) == []
+
+
+def test_a_rebuild_over_a_whoosh_index_leaves_only_the_database(tmp_path: Path) -> None:
+    whoosh = KeywordIndex(tmp_path / "index", "whoosh")
+    whoosh.rebuild(DOCS, len(DOCS), revision=1)
+    assert whoosh.present()
+    fts5 = KeywordIndex(tmp_path / "index", "fts5")
+    assert not fts5.present()
+    fts5.rebuild(DOCS, len(DOCS), revision=2)
+    assert sorted(p.name for p in fts5.directory.iterdir()) == ["REVISION", DB_FILE]
+    assert not whoosh.present()
+
+
+def test_ties_are_broken_by_id(tmp_path: Path) -> None:
+    ix = KeywordIndex(tmp_path / "index")
+    twins = [art("STORY-0002", "Twin rows"), art("STORY-0001", "Twin rows")]
+    ix.rebuild(twins, 2, revision=1)
+    with ix.searcher() as s:
+        assert [i for i, _ in s.search([[["twin"]]], 10)] == ["STORY-0001", "STORY-0002"]
