@@ -13,9 +13,9 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from revetly_core.governed.home import write_private_file
 
 from revetly_core import EvidenceService, FeedbackService, RagHit, RagService, Scope, SQLiteRagProvider
-from revetly_core.governed.home import write_private_file
 
 APP = Path(__file__).resolve().parent / "governed_app.py"
 TOOLS = ["feedback_capabilities", "feedback_outcome", "feedback_quality", "feedback_report_outcome",
@@ -111,7 +111,8 @@ def test_raw_frames_get_the_right_errors_and_the_server_stays_up(home: list[str]
             assert answer["error"]["code"] == -32600, bad_id
             assert answer["id"] is None
 
-        oversize = raw.ask(b'{"jsonrpc":"2.0","id":5,"method":"ping","pad":"' + b"x" * (1024 * 1024) + b'"}\n')
+        pad = b"x" * (1024 * 1024)
+        oversize = raw.ask(b'{"jsonrpc":"2.0","id":5,"method":"ping","pad":"' + pad + b'"}\n')
         assert oversize["error"]["code"] == -32600 and oversize["id"] is None
         assert raw.ask(b"{not json\n")["error"]["code"] == -32700
 
@@ -138,7 +139,8 @@ def test_raw_frames_get_the_right_errors_and_the_server_stays_up(home: list[str]
         assert conflict["result"]["isError"] is True
         assert conflict["result"]["structuredContent"]["refusal"]["code"] == "idempotency_conflict"
 
-        hostile = raw.ask_json(_call(10, "rag_inspect", {"receipt": "../../x", "document": "d", "chunk": "c"}))
+        hostile = raw.ask_json(_call(10, "rag_inspect",
+                                     {"receipt": "../../x", "document": "d", "chunk": "c"}))
         assert hostile["result"]["structuredContent"]["refusal"]["code"] == "bad_receipt_id"
     finally:
         assert raw.close() == 0
