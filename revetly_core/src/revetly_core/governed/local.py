@@ -8,6 +8,7 @@ No default store is created or opened.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from revetly_core.governed.provider_sqlite import SQLiteRagProvider
 from revetly_core.governed.rag_service import RagService
 from revetly_core.governed.scope import Scope
 from revetly_core.governed.vault import Clock, EvidenceService
+from revetly_core.refusal import Refusal
 
 
 @dataclass
@@ -58,3 +60,19 @@ def open_local(root: Path | str, vault_id: str, credential_file: Path | str, age
         evidence.close()
         raise
     return LocalGoverned(evidence, feedback, rag, provider, session)
+
+
+MAX_JSON_FILE = 256 * 1024
+
+
+def load_json_file(path: Path | str) -> object:
+    """A JSON document from a file of at most 256 KiB (a report or a schedule), or a refusal."""
+    file = Path(path)
+    if not file.is_file():
+        raise Refusal("no_file", f"{file} does not exist", "check the path")
+    if file.stat().st_size > MAX_JSON_FILE:
+        raise Refusal("message_too_large", f"{file} is larger than {MAX_JSON_FILE} bytes", "send less")
+    try:
+        return json.loads(file.read_bytes())
+    except ValueError:
+        raise Refusal("bad_json", f"{file} is not JSON", "fix the file") from None

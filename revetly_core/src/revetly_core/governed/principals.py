@@ -184,6 +184,10 @@ class PrincipalRegistry:
         principal = self._principal_for(token_hash(token))
         return Session(principal["principal_id"], scope, token_hash(token))
 
+    def principal_id_of(self, token: str) -> str:
+        """The principal an application credential authenticates as (refused when unknown or revoked)."""
+        return str(self._principal_for(token_hash(token))["principal_id"])
+
     def live_grants(self, session: Session) -> list[Grant]:
         """The session's grants in force now, for its scope (credential re-checked)."""
         self._principal_for(session._credential_hash)
