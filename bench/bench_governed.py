@@ -129,7 +129,8 @@ def run(count: int, words: int, searches: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--passages", type=int, default=10_000)
     parser.add_argument("--words", type=int, default=200)
     parser.add_argument("--searches", type=int, default=200)
