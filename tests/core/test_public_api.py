@@ -21,6 +21,7 @@ PUBLIC = [
     "RagService",
     "RagSource",
     "Refusal",
+    "RevetlyContextAdapter",
     "SQLiteRagProvider",
     "Scope",
     "Session",

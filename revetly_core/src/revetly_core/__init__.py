@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         RagQuery,
         RagService,
         RagSource,
+        RevetlyContextAdapter,
         Scope,
         Session,
         SQLiteRagProvider,
@@ -26,7 +27,7 @@ __version__ = "0.1.0"
 
 _GOVERNED = frozenset({
     "EvidenceService", "FeedbackService", "OutcomeReport", "RagAdapter", "RagHit", "RagQuery",
-    "RagService", "RagSource", "SQLiteRagProvider", "Scope", "Session",
+    "RagService", "RagSource", "RevetlyContextAdapter", "SQLiteRagProvider", "Scope", "Session",
 })
 
 
@@ -54,6 +55,7 @@ __all__ = [
     "RagService",
     "RagSource",
     "Refusal",
+    "RevetlyContextAdapter",
     "SQLiteRagProvider",
     "Scope",
     "Session",

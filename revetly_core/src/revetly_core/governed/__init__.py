@@ -1,6 +1,7 @@
 """The governed document layer: an encrypted evidence vault, grants, governed retrieval, feedback."""
 
 from revetly_core.governed.budget import DEFAULT_RESULT_BUDGET, enforce_result_budget
+from revetly_core.governed.context_adapter import RevetlyContextAdapter
 from revetly_core.governed.feedback import FeedbackService, OutcomeReport
 from revetly_core.governed.principals import Grant, Session, read_credential_file
 from revetly_core.governed.provider_sqlite import SQLiteRagProvider
@@ -20,6 +21,7 @@ __all__ = [
     "RagQuery",
     "RagService",
     "RagSource",
+    "RevetlyContextAdapter",
     "SQLiteRagProvider",
     "Scope",
     "Session",
