@@ -19,7 +19,9 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -99,6 +101,15 @@ def check_partition_quota(head: Head, ciphertext_len: int) -> None:
         raise Refusal("scope_storage_quota_exhausted",
                       f"this scope's ciphertext would exceed {MAX_CIPHERTEXT_PER_PARTITION} bytes",
                       "nothing was discarded; retention and compaction are owner work, not automatic")
+
+
+_SNAPSHOT_ATTEMPTS = 4
+
+
+def _promote(pending: Path, committed: Path) -> None:
+    """Make a pending checkpoint the committed one; another process may have done it already."""
+    with suppress(FileNotFoundError):
+        os.replace(pending, committed)
 
 
 def _integrity(detail: str) -> Refusal:
@@ -182,18 +193,16 @@ class EvidenceService:
                 self._db.execute("ROLLBACK")
                 self._anchor_path(partition, pending=True).unlink(missing_ok=True)
                 raise
-            os.replace(pending, self._anchor_path(partition))
+            _promote(pending, self._anchor_path(partition))
             self._verified[partition] = new
             if partition == CONTROL:
                 self._control_cache[record_id] = json.loads(plaintext)
 
     def get(self, partition: str, record_id: str) -> dict[str, Any] | None:
         """The decrypted payload of one record, or None when the partition has no such record."""
-        with self._lock:
+        with self._snapshot(partition):
             if partition == CONTROL and record_id in self._control_cache:
-                self._checked_head(partition)
                 return self._control_cache[record_id]
-            self._checked_head(partition)
             row = self._db.execute("SELECT ciphertext FROM records WHERE partition=? AND record_id=?",
                                    (partition, record_id)).fetchone()
             if row is None:
@@ -202,8 +211,7 @@ class EvidenceService:
 
     def records(self, partition: str, prefix: str = "") -> list[tuple[str, dict[str, Any]]]:
         """All records of a partition whose id starts with prefix, in append order."""
-        with self._lock:
-            self._checked_head(partition)
+        with self._snapshot(partition):
             rows = self._db.execute(
                 "SELECT record_id, ciphertext FROM records WHERE partition=? AND record_id >= ? "
                 "AND record_id < ? ORDER BY seq", (partition, prefix, prefix + "\U0010ffff")).fetchall()
@@ -217,8 +225,8 @@ class EvidenceService:
 
     def usage(self, partition: str) -> dict[str, int]:
         """How much of its bounds a partition uses."""
-        with self._lock:
-            head = self._checked_head(partition)
+        with self._snapshot(partition) as head:
+            pass
         return {"records": head.count, "max_records": MAX_RECORDS_PER_PARTITION,
                 "ciphertext_bytes": head.bytes, "max_ciphertext_bytes": MAX_CIPHERTEXT_PER_PARTITION}
 
@@ -226,10 +234,36 @@ class EvidenceService:
         """Re-check a partition's whole chain against its checkpoint now (fails closed)."""
         with self._lock:
             self._verified.pop(partition, None)
-            head = self._checked_head(partition)
+            with self._snapshot(partition) as head:
+                pass
         return {"partition": partition, "ok": True, **head.to_dict()}
 
     # ---- internals ----
+
+    @contextmanager
+    def _snapshot(self, partition: str) -> Iterator[Head]:
+        """A read transaction over a checked partition. Another process may commit between our
+        database snapshot and our read of its checkpoint, so a mismatch is re-checked on a fresh
+        snapshot a few times before it is reported; real tampering persists and fails closed."""
+        with self._lock:
+            for attempt in range(_SNAPSHOT_ATTEMPTS):
+                self._db.execute("BEGIN")
+                try:
+                    head = self._checked_head(partition)
+                except Refusal as refusal:
+                    self._db.execute("ROLLBACK")
+                    if refusal.code != "evidence_integrity" or attempt == _SNAPSHOT_ATTEMPTS - 1:
+                        raise
+                    time.sleep(0.05 * (attempt + 1))
+                    continue
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                try:
+                    yield head
+                finally:
+                    self._db.execute("COMMIT")
+                return
 
     def _open_record(self, partition: str, record_id: str, ciphertext: bytes) -> dict[str, Any]:
         key = self._data_key(partition, create=False)
@@ -284,11 +318,15 @@ class EvidenceService:
         """The checkpointed head, resolving a pending checkpoint left by a crash around commit."""
         committed, pending = self._anchor_path(partition), self._anchor_path(partition, pending=True)
         if pending.exists():
-            candidate = self._read_anchor(pending, partition)
-            if db_head == candidate:
-                os.replace(pending, committed)
+            try:
+                candidate = self._read_anchor(pending, partition)
+            except FileNotFoundError:  # its writer just promoted it
+                candidate = None
+            if candidate is not None and db_head == candidate:
+                _promote(pending, committed)
                 return candidate
-            pending.unlink()
+            # otherwise it belongs to a commit that never happened, or to one in flight in another
+            # process: leave it to its writer (the next append replaces it)
         if not committed.exists():
             return None
         return self._read_anchor(committed, partition)
