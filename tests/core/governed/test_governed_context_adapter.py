@@ -6,8 +6,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from conftest import START
 from gitrepo import Instance, md
+from governed_world import START
 from revetly_core.governed.sources import passage_digest
 
 from revetly_core import (

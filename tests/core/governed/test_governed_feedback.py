@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import World
+from governed_world import World
 from revetly_core.governed.budget import enforce_result_budget
 from revetly_core.governed.feedback import quality_counts, rate
 from revetly_core.governed.metrics import OperationalMetrics, percentile

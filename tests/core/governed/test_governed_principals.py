@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from conftest import START, World
+from governed_world import START, World
 from revetly_core.governed.principals import check_operations, token_hash
 from revetly_core.governed.vault import CONTROL
 
@@ -58,7 +58,7 @@ def test_revoking_the_credential_refuses_every_call(world: World) -> None:
 def test_a_grant_covers_only_its_operations(tmp_path: object) -> None:
     from pathlib import Path
 
-    from conftest import make_world
+    from governed_world import make_world
 
     w = make_world(Path(str(tmp_path)) / "h", operations=("search",))
     w.rag.search(w.session, RagQuery("law", "filing"), idempotency_key="k")

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import World, law_hits
+from governed_world import World, law_hits
 from revetly_core.governed.provider_sqlite import fts_match
 from revetly_core.governed.rag_service import RECEIPTS, check_receipt_id
 
@@ -137,7 +137,7 @@ def test_hostile_receipt_ids_are_refused(receipt_id: str) -> None:
 def test_a_receipt_of_another_scope_cannot_be_inspected(world: World, tmp_path: Path) -> None:
     from datetime import timedelta
 
-    from conftest import START
+    from governed_world import START
 
     from revetly_core import Scope
 

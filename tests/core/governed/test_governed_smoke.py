@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import World
+from governed_world import World
 
 from revetly_core import RagQuery
 
