@@ -289,3 +289,49 @@ def test_a_slow_search_does_not_block_others(world: World) -> None:
     assert world.rag.search(world.session, RagQuery("law", "filing"), idempotency_key="k")["hits"]
     slow.release.set()
     thread.join()
+
+
+def test_authorization_is_checked_again_after_provider_work(world: World) -> None:
+    class RevokingAdapter(ScriptedAdapter):
+        def search(self, source: RagSource, query: RagQuery, *, deadline: float) -> tuple[RagHit, ...]:
+            world.evidence.principals.revoke_grant(world.owner, world.grant_id)
+            return ()
+
+    _register(world, RevokingAdapter())
+    with pytest.raises(Refusal) as refused:
+        world.rag.search(world.session, RagQuery("ext", "q"), idempotency_key="k")
+    assert refused.value.code == "not_authorized"
+    assert world.evidence.usage(world.scope.partition(RECEIPTS))["records"] == 0
+
+
+def test_a_registered_source_without_an_adapter_here_is_unavailable(world: World) -> None:
+    elsewhere = RagService(world.feedback)  # another process: nothing attached
+    try:
+        with pytest.raises(Refusal) as refused:
+            elsewhere.search(world.session, RagQuery("law", "filing"), idempotency_key="k")
+        assert refused.value.code == "provider_unavailable"
+        assert elsewhere.sources(world.session)["sources"][0]["available"] is False
+    finally:
+        elsewhere.close()
+
+
+def test_a_reattached_provider_follows_a_new_revision_registered_elsewhere(world: World) -> None:
+    from revetly_core import EvidenceService, FeedbackService, SQLiteRagProvider
+
+    server_evidence = EvidenceService.open(world.evidence.home.path.parent, "vault", clock=world.clock)
+    server_feedback = FeedbackService(server_evidence)
+    server = RagService(server_feedback)
+    server.attach_registered(SQLiteRagProvider(server_feedback))
+    session = server_evidence.principals.session(world.app_token, world.scope)
+    try:
+        assert server.search(session, RagQuery("law", "filing"), idempotency_key="k1")["hits"]
+        r2 = replace(world.source, revision="r2")
+        world.rag.register(world.owner, r2, world.provider)
+        world.provider.put_documents(world.owner, r2, [
+            RagHit.make(r2, "filing", "c1", "Returns are now due in May.", "Law filing §c1")])
+        receipt = server.search(session, RagQuery("law", "returns due"), idempotency_key="k2")
+        assert receipt["sources"][0]["revision"] == "r2"
+        assert receipt["hits"][0]["passage"] == "Returns are now due in May."
+    finally:
+        server.close()
+        server_evidence.close()

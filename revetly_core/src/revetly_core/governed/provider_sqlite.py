@@ -20,7 +20,6 @@ from revetly_core.governed.sources import (
     RagQuery,
     RagSource,
     filter_hits,
-    passage_digest,
     validate_hit,
 )
 from revetly_core.refusal import Refusal
@@ -189,5 +188,3 @@ def _with_score(hit: RagHit, score: float) -> RagHit:
 
     return replace(hit, score=round(score, 6))
 
-
-__all__ = ["PROVIDER_ID", "SQLiteRagProvider", "docs_partition", "fts_match", "passage_digest"]

@@ -75,6 +75,7 @@ class RagService:
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="revetly-rag")
         self._slots = threading.BoundedSemaphore(max_workers)
         self._adapters: dict[str, tuple[RagSource, RagAdapter]] = {}
+        self._followers: dict[str, RagAdapter] = {}
         self._lock = threading.Lock()
 
     # ---- registration (owner) ----
@@ -112,8 +113,16 @@ class RagService:
         return {"revoked": source_id}
 
     def attach_registered(self, adapter: RagAdapter) -> list[str]:
-        """Re-attach an adapter to every already-registered source naming its provider id."""
+        """Re-attach an adapter to every already-registered source naming its provider id.
+
+        The adapter also follows later registrations by the owner (a new revision registered
+        from another process), so a long-running server keeps serving the current revision."""
         provider = getattr(adapter, "provider_id", None)
+        if not isinstance(provider, str):
+            raise Refusal("bad_adapter", "only an adapter with a provider_id can be re-attached",
+                          "give the adapter a provider_id attribute")
+        with self._lock:
+            self._followers[provider] = adapter
         attached = []
         for source in self._registered_sources():
             if source.provider_id == provider:
@@ -220,6 +229,10 @@ class RagService:
                           "list sources with rag_sources")
         with self._lock:
             attached = self._adapters.get(source_id)
+            follower = self._followers.get(current.provider_id)
+            if (attached is None or attached[0] != current) and follower is not None:
+                adapter_matches_source(current, follower)
+                attached = self._adapters[source_id] = (current, follower)
         if attached is None or attached[0] != current:
             raise Refusal("provider_unavailable", f"source {source_id} has no attached adapter here",
                           "the application must register its adapter in this process")
