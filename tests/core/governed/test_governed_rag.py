@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from governed_world import World, law_hits
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from revetly_core.governed.provider_sqlite import fts_match
 from revetly_core.governed.rag_service import RECEIPTS, check_receipt_id
 
@@ -335,3 +337,17 @@ def test_a_reattached_provider_follows_a_new_revision_registered_elsewhere(world
     finally:
         server.close()
         server_evidence.close()
+
+
+@given(st.text(max_size=200))
+@settings(max_examples=200, deadline=None)
+def test_any_query_text_is_a_valid_fts_expression(text: str) -> None:
+    import sqlite3
+
+    match = fts_match(text)
+    if match is None:
+        return
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(body, tokenize='porter unicode61')")
+    db.execute("INSERT INTO t(body) VALUES ('some text')")
+    db.execute("SELECT rowid FROM t WHERE t MATCH ?", (match,)).fetchall()
