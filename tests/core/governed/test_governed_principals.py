@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from governed_world import START, World
@@ -120,3 +121,23 @@ def test_grants_lists_state_for_the_owner(world: World) -> None:
 def test_the_session_never_shows_its_credential(world: World) -> None:
     assert world.app_token not in repr(world.session)
     assert "credential" not in repr(world.session)
+
+
+def test_an_older_database_cannot_bring_a_revoked_grant_back(world: World, tmp_path: Path) -> None:
+    import shutil
+
+    from revetly_core import EvidenceService
+
+    home = world.evidence.home
+    world.evidence.close()
+    shutil.copy(home.database, tmp_path / "before-revocation.db")
+    owner_side = EvidenceService.open(home.path.parent, home.path.name, clock=world.clock)
+    owner_side.principals.revoke_grant(world.owner, world.grant_id)
+    owner_side.close()
+    for suffix in ("-wal", "-shm"):
+        Path(str(home.database) + suffix).unlink(missing_ok=True)
+    shutil.copy(tmp_path / "before-revocation.db", home.database)
+    restored = EvidenceService.open(home.path.parent, home.path.name, clock=world.clock)
+    with pytest.raises(Refusal) as refused:
+        restored.principals.session(world.app_token, world.scope)
+    assert refused.value.code == "evidence_integrity"
