@@ -10,9 +10,21 @@ PUBLIC = [
     "Artifact",
     "Config",
     "Engine",
+    "EvidenceService",
+    "FeedbackService",
     "HistoryEntry",
     "Link",
+    "OutcomeReport",
+    "RagAdapter",
+    "RagHit",
+    "RagQuery",
+    "RagService",
+    "RagSource",
     "Refusal",
+    "RevetlyContextAdapter",
+    "SQLiteRagProvider",
+    "Scope",
+    "Session",
     "__version__",
     "load_config",
     "parse_config",
@@ -52,6 +64,18 @@ def test_engine_facade_methods() -> None:
     assert sync["full"].default is False
     for name in ("context_health", "check", "graph"):
         assert callable(getattr(engine, name))
+
+
+def test_governed_layer_loads_on_first_use() -> None:
+    import subprocess
+    import sys
+
+    probe = ("import sys, revetly_core; assert 'revetly_core.governed' not in sys.modules; "
+             "revetly_core.RagService; assert 'revetly_core.governed' in sys.modules")
+    subprocess.run([sys.executable, "-c", probe], check=True)
+    from revetly_core.governed import RagService
+
+    assert revetly_core.RagService is RagService
 
 
 def test_refusal_is_an_exception_with_a_payload() -> None:

@@ -241,6 +241,7 @@ def serve(
 # (writes and reviews)
 
 # (governed layer: revetly rag)
+from revetly_cli import rag_commands  # noqa: E402,F401
 
 # ---- end of command groups ----
 

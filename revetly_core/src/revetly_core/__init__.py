@@ -1,19 +1,64 @@
 """Revetly's engine: an instance's sources read into one local CONTEXT, and the reads over it."""
 
+from typing import TYPE_CHECKING, Any
+
 from revetly_core.config import Config, load_config, parse_config
 from revetly_core.engine import Engine
 from revetly_core.model import Artifact, HistoryEntry, Link
 from revetly_core.refusal import Refusal
 
+if TYPE_CHECKING:
+    from revetly_core.governed import (
+        EvidenceService,
+        FeedbackService,
+        OutcomeReport,
+        RagAdapter,
+        RagHit,
+        RagQuery,
+        RagService,
+        RagSource,
+        RevetlyContextAdapter,
+        Scope,
+        Session,
+        SQLiteRagProvider,
+    )
+
 __version__ = "0.1.0"
+
+_GOVERNED = frozenset({
+    "EvidenceService", "FeedbackService", "OutcomeReport", "RagAdapter", "RagHit", "RagQuery",
+    "RagService", "RagSource", "RevetlyContextAdapter", "SQLiteRagProvider", "Scope", "Session",
+})
+
+
+def __getattr__(name: str) -> Any:
+    """The governed layer loads on first use (it pulls in `cryptography`; the CLI start stays fast)."""
+    if name in _GOVERNED:
+        from revetly_core import governed
+
+        return getattr(governed, name)
+    raise AttributeError(f"module 'revetly_core' has no attribute {name!r}")
+
 
 __all__ = [
     "Artifact",
     "Config",
     "Engine",
+    "EvidenceService",
+    "FeedbackService",
     "HistoryEntry",
     "Link",
+    "OutcomeReport",
+    "RagAdapter",
+    "RagHit",
+    "RagQuery",
+    "RagService",
+    "RagSource",
     "Refusal",
+    "RevetlyContextAdapter",
+    "SQLiteRagProvider",
+    "Scope",
+    "Session",
     "__version__",
     "load_config",
     "parse_config",

@@ -10,6 +10,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
 from revetly_core import Engine, Refusal
+from revetly_mcp.transport import DEFAULT_MAX_FRAME, serve_stdio_guarded
 
 INSTRUCTIONS = (
     "Revetly holds this product's backlog, decisions, conversations, delivery records and the "
@@ -41,9 +42,13 @@ def build_server(engine: Engine, project: str | None = None) -> MCPServer:
     return server
 
 
-def serve_stdio(engine: Engine, project: str | None = None) -> None:
-    """Serve the engine over stdio until the host closes the pipe."""
-    build_server(engine, project).run(transport="stdio")
+def serve_stdio(engine: Engine, project: str | None = None, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+    """Serve the engine over the hardened stdio transport until the host closes the pipe."""
+    import anyio
+
+    low = build_server(engine, project)._lowlevel_server
+    anyio.run(lambda: serve_stdio_guarded(low, low.create_initialization_options(),
+                                          max_frame=max_frame))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -51,10 +56,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="revetly-mcp", description="Revetly's MCP server (stdio).")
     parser.add_argument("--instance", default=None, help="instance folder")
     parser.add_argument("--project", default=None, help="bind the connection to one project")
+    parser.add_argument("--max-frame", type=int, default=DEFAULT_MAX_FRAME,
+                        help="longest JSON-RPC line accepted, in bytes (default 1 MiB)")
     args = parser.parse_args(argv)
     try:
         engine = Engine.open(args.instance)
     except Refusal as refusal:
         print(f"revetly-mcp: {refusal}", file=sys.stderr)
         sys.exit(2)
-    serve_stdio(engine, args.project)
+    serve_stdio(engine, args.project, max_frame=args.max_frame)

@@ -1,0 +1,277 @@
+"""`revetly rag ...`: the governed document layer from the command line (JSON out).
+
+Every command names the home (--root, --vault-id) and a credential *file*; a token is never an
+argument. Application commands also name the scope (--agent, --workspace); the identity is the
+credential's. `revetly rag owner ...` holds the owner's set-up commands.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from revetly_cli import output
+from revetly_cli.app import EXIT_REFUSED, _run, app
+
+if TYPE_CHECKING:
+    from revetly_core.governed.local import LocalGoverned
+    from revetly_core.governed.scope import Scope
+
+rag = typer.Typer(name="rag", no_args_is_help=True, help=(
+    "Governed document search over an encrypted evidence vault: sources, search receipts, "
+    "outcome reports. Prints JSON."))
+owner_app = typer.Typer(name="owner", no_args_is_help=True,
+                        help="Owner set-up: create a home, grant and revoke, import passages, schedules.")
+rag.add_typer(owner_app)
+app.add_typer(rag)
+
+
+@dataclass
+class RagOptions:
+    root: Path
+    vault_id: str
+    credential_file: Path
+    agent: str | None
+    workspace: str | None
+
+    def scope(self) -> Scope:
+        from revetly_core.governed.scope import Scope
+
+        return Scope(agent=self.agent or "", workspace=self.workspace or "")
+
+
+@rag.callback()
+def rag_options(
+    ctx: typer.Context,
+    root: Annotated[Path, typer.Option("--root", help="Folder holding vault homes.")],
+    vault_id: Annotated[str, typer.Option("--vault-id", help="The vault's id (its home's folder name).")],
+    credential_file: Annotated[Path, typer.Option(
+        "--credential-file", help="Owner-private (0600) file holding the credential: the application's "
+        "for the commands below, the owner's for `owner ...`.")],
+    agent: Annotated[str | None, typer.Option("--agent", help="Agent of the scope.")] = None,
+    workspace: Annotated[str | None, typer.Option("--workspace", help="Workspace of the scope.")] = None,
+) -> None:
+    """Name the home, the credential file and the scope once, before the command."""
+    ctx.obj = RagOptions(root, vault_id, credential_file, agent, workspace)
+
+
+def _options(ctx: typer.Context) -> RagOptions:
+    options = ctx.find_object(RagOptions)
+    assert options is not None
+    return options
+
+
+def _print(call: Callable[[], dict[str, Any]]) -> None:
+    output.print_json(_run(call, True))
+
+
+def _with_session(ctx: typer.Context, call: Callable[[LocalGoverned], dict[str, Any]]) -> None:
+    from revetly_core.governed.local import open_local
+
+    options = _options(ctx)
+
+    def run() -> dict[str, Any]:
+        local = open_local(options.root, options.vault_id, options.credential_file,
+                           options.agent or "", options.workspace or "")
+        try:
+            return call(local)
+        finally:
+            local.close()
+
+    _print(run)
+
+
+@rag.command()
+def serve(ctx: typer.Context) -> None:
+    """Serve the governed tools to one local MCP client over stdio."""
+    try:
+        from revetly_mcp.governed_server import GovernedMCPServer
+    except ImportError:
+        sys.stderr.write("revetly rag serve needs the revetly-mcp package: pip install revetly-mcp\n")
+        raise typer.Exit(EXIT_REFUSED) from None
+    from revetly_core.governed.local import open_local
+
+    options = _options(ctx)
+    local = _run(lambda: {"local": open_local(options.root, options.vault_id, options.credential_file,
+                                               options.agent or "", options.workspace or "")},
+                 False)["local"]
+    try:
+        GovernedMCPServer(local.feedback, local.rag, local.session).serve()
+    finally:
+        local.close()
+
+
+@rag.command()
+def sources(ctx: typer.Context) -> None:
+    """The registered sources of this scope (rag_sources)."""
+    _with_session(ctx, lambda g: g.rag.sources(g.session))
+
+
+@rag.command()
+def capabilities(ctx: typer.Context) -> None:
+    """This scope and the operations granted in it (feedback_capabilities)."""
+    _with_session(ctx, lambda g: g.feedback.capabilities(g.session))
+
+
+@rag.command()
+def search(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Option("--source", help="A registered source id.")],
+    query: Annotated[str, typer.Option("--query", help="What to look for.")],
+    key: Annotated[str, typer.Option("--key", help="Idempotency key: same key, same request, same receipt.")],
+    jurisdiction: Annotated[str | None, typer.Option(
+        "--jurisdiction", help="Keep only this jurisdiction.")] = None,
+    as_of: Annotated[str | None, typer.Option(
+        "--as-of", help="Keep passages in force on YYYY-MM-DD.")] = None,
+    limit: Annotated[int, typer.Option("--limit", help="Hits to keep (1-50).")] = 10,
+) -> None:
+    """Search one source; prints the retained receipt (rag_search)."""
+    from revetly_core.governed.sources import RagQuery
+
+    _with_session(ctx, lambda g: g.rag.search(
+        g.session, RagQuery(source, query, jurisdiction, as_of, limit),  # type: ignore[arg-type]
+        idempotency_key=key))
+
+
+@rag.command()
+def inspect(
+    ctx: typer.Context,
+    receipt: Annotated[str, typer.Option("--receipt", help="A receipt id from search.")],
+    document: Annotated[str, typer.Option("--document", help="A document id in that receipt.")],
+    chunk: Annotated[str, typer.Option("--chunk", help="A chunk id in that receipt.")],
+) -> None:
+    """The exact passage retained in a receipt (rag_inspect)."""
+    _with_session(ctx, lambda g: g.rag.inspect(g.session, receipt, document, chunk))
+
+
+@rag.command()
+def outcome(ctx: typer.Context,
+            outcome_id: Annotated[str, typer.Option("--id", help="An outcome id.")]) -> None:
+    """One retained outcome observation (feedback_outcome)."""
+    _with_session(ctx, lambda g: g.feedback.outcome(g.session, outcome_id))
+
+
+@rag.command()
+def quality(ctx: typer.Context,
+            schedule: Annotated[str, typer.Option(
+                "--schedule", help="An owner-frozen schedule id.")]) -> None:
+    """Counts for a frozen schedule; undefined rates are null (feedback_quality). Never cut."""
+    _with_session(ctx, lambda g: g.feedback.quality(g.session, schedule))
+
+
+@rag.command()
+def report(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Option("--file", help="JSON outcome: {run_id, task_id, status, ...}.")],
+    key: Annotated[str, typer.Option("--key", help="Idempotency key of this report.")],
+) -> None:
+    """Append an unverified outcome observation (feedback_report_outcome)."""
+    from revetly_core.governed.local import load_json_file
+
+    _with_session(ctx, lambda g: g.feedback.report_outcome(
+        g.session, load_json_file(file), key))  # type: ignore[arg-type]
+
+
+@rag.command()
+def metrics(ctx: typer.Context) -> None:
+    """This process's operational counters for the scope (mostly useful from the Python API)."""
+    _with_session(ctx, lambda g: g.feedback.operational_metrics(g.session))
+
+
+# ---- owner set-up ----
+
+
+@owner_app.command("init")
+def owner_init(ctx: typer.Context) -> None:
+    """Create the home (0700) and write the owner credential to --credential-file (0600, new file)."""
+    from revetly_core.governed.owner import init_home
+
+    o = _options(ctx)
+    _print(lambda: init_home(o.root, o.vault_id, o.credential_file))
+
+
+@owner_app.command("grant")
+def owner_grant(
+    ctx: typer.Context,
+    app_credential_file: Annotated[Path, typer.Option(
+        "--app-credential-file", help="The application's credential file; created (0600) if missing.")],
+    operations: Annotated[str, typer.Option(
+        "--operations", help="Comma list of search,inspect,read,report.")],
+    expires: Annotated[str | None, typer.Option("--expires", help="ISO instant with zone.")] = None,
+    days: Annotated[float | None, typer.Option("--days", help="Or: expire this many days from now.")] = None,
+) -> None:
+    """Grant operations in --agent/--workspace to an application, until an expiry."""
+    from revetly_core.governed.owner import grant_from_files
+
+    o = _options(ctx)
+    _print(lambda: grant_from_files(o.root, o.vault_id, o.credential_file, app_credential_file, o.scope(),
+                                    [p.strip() for p in operations.split(",") if p.strip()], expires, days))
+
+
+@owner_app.command("revoke")
+def owner_revoke(
+    ctx: typer.Context,
+    grant: Annotated[str | None, typer.Option("--grant", help="A grant id to revoke.")] = None,
+    app_credential_file: Annotated[Path | None, typer.Option(
+        "--app-credential-file", help="Or: revoke this application credential entirely.")] = None,
+) -> None:
+    """Revoke a grant, or an application credential; effective at the next check."""
+    from revetly_core.governed.owner import revoke_from_files
+
+    o = _options(ctx)
+    _print(lambda: revoke_from_files(o.root, o.vault_id, o.credential_file, grant, app_credential_file))
+
+
+@owner_app.command("grants")
+def owner_grants(ctx: typer.Context) -> None:
+    """Every grant with its state now."""
+    from revetly_core.governed.owner import list_grants
+
+    o = _options(ctx)
+    _print(lambda: list_grants(o.root, o.vault_id, o.credential_file))
+
+
+@owner_app.command("put-documents")
+def owner_put_documents(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Option("--source", help="Source id.")],
+    revision: Annotated[str, typer.Option(
+        "--revision", help="Source revision; changed text needs a new one.")],
+    file: Annotated[Path, typer.Option("--file", help="JSON lines: document_id, chunk_id, passage, ...")],
+    collection: Annotated[str, typer.Option("--collection", help="Collection name.")] = "documents",
+) -> None:
+    """Register a sqlite-vault source in --agent/--workspace and import passages, encrypted."""
+    from revetly_core.governed.owner import put_documents_file
+
+    o = _options(ctx)
+    _print(lambda: put_documents_file(o.root, o.vault_id, o.credential_file, o.scope(), source, collection,
+                                      revision, file))
+
+
+@owner_app.command("revoke-source")
+def owner_revoke_source(ctx: typer.Context,
+                        source: Annotated[str, typer.Option("--source", help="Source id.")]) -> None:
+    """Withdraw a registered source; its receipts can no longer be inspected."""
+    from revetly_core.governed.owner import revoke_source_file
+
+    o = _options(ctx)
+    _print(lambda: revoke_source_file(o.root, o.vault_id, o.credential_file, source))
+
+
+@owner_app.command("freeze-schedule")
+def owner_freeze_schedule(
+    ctx: typer.Context,
+    schedule: Annotated[str, typer.Option("--schedule", help="Schedule id.")],
+    tasks: Annotated[str, typer.Option("--tasks", help="Comma list of task ids.")],
+) -> None:
+    """Freeze a schedule's tasks for --agent/--workspace; quality counts only these."""
+    from revetly_core.governed.owner import freeze_schedule_file
+
+    o = _options(ctx)
+    _print(lambda: freeze_schedule_file(o.root, o.vault_id, o.credential_file, o.scope(), schedule,
+                                        [t.strip() for t in tasks.split(",") if t.strip()]))
