@@ -43,7 +43,7 @@ from revetly_core.connectors.gitfolder import GitFolder, changed_paths, resolve_
 from revetly_core.connectors.lenient_yaml import read_lenient
 from revetly_core.ids import id_key
 from revetly_core.markdown.frontmatter import FrontmatterError
-from revetly_core.model import Artifact
+from revetly_core.model import Artifact, HistoryEntry
 
 FOLDER_CANDIDATES = ("backlog", ".backlog")
 ROOT_CONFIG = "backlog.config.yml"
@@ -98,12 +98,12 @@ def iso_when(value: Any) -> str | None:
     """A Backlog.md date (``2025-07-26`` or ``'2025-07-26 14:30'``) as ISO text, None if not."""
     if value is None:
         return None
-    text = str(value).strip().replace(" ", "T", 1)
+    text = str(value).strip()
     try:
-        dt.datetime.fromisoformat(text)
+        when = dt.datetime.fromisoformat(text.replace(" ", "T", 1))
     except ValueError:
         return None
-    return text
+    return text if len(text) == 10 else when.isoformat()
 
 
 def as_list(value: Any) -> list[str]:
@@ -208,6 +208,9 @@ class BacklogMdReader:
             assumptions.append(id_note)
         title = str(fm.data.get("title") or "").strip()
         if not title:
+            heading = re.search(r"^#\s+(.+?)\s*#*\s*$", fm.body, re.MULTILINE)
+            title = heading.group(1) if heading else ""
+        if not title:
             title = (file_match.group(2) or "").replace("-", " ").strip() if file_match else ""
             title = title or artifact_id
             assumptions.append(f"no title in the frontmatter: read {title!r}")
@@ -264,8 +267,8 @@ class BacklogMdReader:
                 metadata["definition_of_done"] = [i.payload() for i in dod]
         metadata["declared"] = declared
         art.metadata = metadata
-        for text in assumptions:
-            note(ASSUMED, text)
+        if assumptions:
+            note(ASSUMED, "; ".join(assumptions))
         out.artifact = art
         return out
 
@@ -324,9 +327,20 @@ def milestone_map(reader: BacklogMdReader, files: dict[str, bytes]) -> dict[str,
     return out
 
 
-def _rank(path: str, folder: str) -> tuple[int, str]:
+def _rank(path: str, folder: str, added: dict[str, str]) -> tuple[int, str, str]:
+    """Which of two files carrying one id holds it: live folder first, then the file git
+    added first, then the path."""
     kind = folder_kind(path[len(folder):]) or ""
-    return FOLDER_RANK.get(kind, 9), path
+    return FOLDER_RANK.get(kind, 9), added.get(path, "~"), path
+
+
+def first_added(history: list[HistoryEntry]) -> dict[str, str]:
+    """path -> when git first added it, from the history entries read."""
+    out: dict[str, str] = {}
+    for e in history:
+        if e.change == "added":
+            out.setdefault(e.artifact_id, e.at)
+    return out
 
 
 def _key_of(artifact_id: str) -> str:
@@ -381,8 +395,9 @@ class BacklogMdConnector:
             p for p, b in prior_problems.items() if current.get(p) != b}
         live_by_path = {k.path: k.id for k in known.values()
                         if k.path in current and not k.deleted and k.path not in changed}
+        added = first_added(history)
         holder: dict[str, str] = {}
-        for p in sorted(live_by_path, key=lambda p: _rank(p, gf.prefix)):
+        for p in sorted(live_by_path, key=lambda p: _rank(p, gf.prefix, added)):
             holder.setdefault(_key_of(live_by_path[p]), p)
         for i, path in enumerate(changed):
             if i % 500 == 0:
@@ -397,7 +412,10 @@ class BacklogMdConnector:
             key = _key_of(a.id)
             other = holder.get(key)
             if other is not None and other != path:
-                keep, lose = sorted((other, path), key=lambda p: _rank(p, gf.prefix))
+                if other in changed:  # both re-read now: the ranking decides
+                    keep, lose = sorted((other, path), key=lambda p: _rank(p, gf.prefix, added))
+                else:  # a file already holding the id keeps it: a new copy never displaces it
+                    keep, lose = other, path
                 batch.problems.append(FileProblem(
                     self.source_id, lose, "duplicate-id",
                     f"id {a.id} is also carried by {keep}; this copy is skipped", current[lose]))

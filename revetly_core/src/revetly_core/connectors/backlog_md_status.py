@@ -48,14 +48,23 @@ class StatusReading:
     assumed: str | None = None
 
 
+def folder_disagrees(kind: str, mapped: str | None) -> bool:
+    """True when a file's own status contradicts its folder: an unfinished task in
+    completed/, or a draft already in progress or done. Archived files are discarded
+    whatever they say (archiving is the statement)."""
+    if kind == "completed":
+        return mapped != "done"
+    if kind == "draft":
+        return mapped in ("in-progress", "done")
+    return False
+
+
 def work_item_status(written: str | None, kind: str, table: dict[str, str]) -> StatusReading:
     """The folder's status when it fixes one, else the table's; disagreements are assumptions."""
     mapped = table.get(written.strip().casefold()) if written else None
     fixed = FOLDER_STATUS.get(kind)
     if fixed is not None:
-        if written and mapped is not None and mapped != fixed and not (
-            kind == "completed" and mapped == "done"
-        ):
+        if written and folder_disagrees(kind, mapped):
             return StatusReading(fixed, f"status {written!r} disagrees with the folder; "
                                         f"read as {fixed} (the folder's meaning)")
         return StatusReading(fixed)
