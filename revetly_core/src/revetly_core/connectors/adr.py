@@ -73,6 +73,8 @@ class AdrRecord:
     number: int
     supersedes: list[int] = field(default_factory=list)
     superseded_by: list[int] = field(default_factory=list)
+    amends: list[int] = field(default_factory=list)
+    """Records this one amends or is amended by: declared as related, not superseding."""
 
 
 def status_lines(fm_data: dict[str, Any], body: str) -> tuple[str | None, list[str], str]:
@@ -128,14 +130,19 @@ def parse_record(path: str, data: bytes, *, settings: AdrSettings, source_id: st
     written, lines, origin = status_lines(fm.data, fm.body)
     word = written.split()[0].strip(".,:;*") if written and written.split() else None
     reading = decision_status(word)
-    if reading.assumed and not (word or "").casefold().startswith("superseded"):
+    if reading.assumed and word and reading.status == "proposed":
+        assumed.append(f"status {written.strip()!r} is not a decision status; read as proposed")
+    elif reading.assumed:
         assumed.append(reading.assumed)
     status = reading.status
     supersedes: list[int] = []
     superseded_by: list[int] = []
+    amends: list[int] = []
     for line in lines:
         low = line.casefold()
-        if "superseded by" in low or "superseded-by" in low:
+        if low.lstrip(" *-").startswith(("amends", "amended by")):
+            amends += record_numbers(line)
+        elif "superseded by" in low or "superseded-by" in low:
             superseded_by += record_numbers(line)
             status = "superseded"
         elif "supersedes" in low:
@@ -164,7 +171,7 @@ def parse_record(path: str, data: bytes, *, settings: AdrSettings, source_id: st
                    source_path=path, source_uri=path, blob=blob, created_at=date,
                    provenance="source-of-record")
     record = AdrRecord(art, number, sorted(set(supersedes) - {number}),
-                       sorted(set(superseded_by) - {number}))
+                       sorted(set(superseded_by) - {number}), sorted(set(amends) - {number}))
     art.metadata["assumed"] = assumed
     return record
 
@@ -239,15 +246,20 @@ class AdrConnector:
             a = r.artifact
             targets = [spelled.get(t, f"{self.settings.prefix}-{t:04d}")
                        for t in derived.get(n, [])]
+            declared: dict[str, Any] = {}
             if targets:
-                a.metadata["declared"] = {"supersedes": targets}
+                declared["supersedes"] = targets
+            if r.amends:
+                declared["related_ids"] = [spelled.get(t, f"{self.settings.prefix}-{t:04d}")
+                                           for t in r.amends]
+            a.metadata["declared"] = declared
             if r.superseded_by:
                 a.metadata["superseded_by"] = [spelled.get(t, f"{self.settings.prefix}-{t:04d}")
                                                for t in r.superseded_by]
-            now_derived[a.id] = targets
+            now_derived[a.id] = targets + [f"~{t}" for t in declared.get("related_ids", [])]
             k = known.get(a.id)
             if (full or k is None or k.deleted or k.blob != a.blob or k.path != a.source_path
-                    or prior.get(a.id, []) != targets):
+                    or prior.get(a.id, []) != now_derived[a.id]):
                 batch.upserts.append(a)
         batch.read_count = len(current)
         batch.cleared_paths = set(current) | {k.path for k in known.values() if k.path}
