@@ -130,7 +130,7 @@ def parse_record(path: str, data: bytes, *, settings: AdrSettings, source_id: st
     written, lines, origin = status_lines(fm.data, fm.body)
     word = written.split()[0].strip(".,:;*") if written and written.split() else None
     reading = decision_status(word)
-    if reading.assumed and word and reading.status == "proposed":
+    if reading.assumed and word and written and reading.status == "proposed":
         assumed.append(f"status {written.strip()!r} is not a decision status; read as proposed")
     elif reading.assumed:
         assumed.append(reading.assumed)
