@@ -390,6 +390,13 @@ class BacklogMdConnector:
                                  milestones)
         prior_problems: dict[str, str] = {} if full else dict(cursor.get("problems", {}))
         changed = changed_paths(current, known, prior_problems, full=full)
+        prior_dups: dict[str, list[str]] = {} if full else dict(cursor.get("duplicates", {}))
+        touched = set(changed)
+        # a copy skipped as a duplicate stays skipped while it and its holder are unchanged
+        kept_dups = {p: d for p, d in prior_dups.items()
+                     if current.get(p) == d[0] and d[1] in current and d[1] not in touched}
+        changed = [p for p in changed if p not in kept_dups]
+        duplicates: dict[str, list[str]] = dict(kept_dups)
         problems = {p: b for p, b in prior_problems.items() if current.get(p) == b}
         batch.cleared_paths = set(changed) | {
             p for p, b in prior_problems.items() if current.get(p) != b}
@@ -419,6 +426,8 @@ class BacklogMdConnector:
                 batch.problems.append(FileProblem(
                     self.source_id, lose, "duplicate-id",
                     f"id {a.id} is also carried by {keep}; this copy is skipped", current[lose]))
+                duplicates[lose] = [current[lose], keep]
+                batch.cleared_paths.add(lose)
                 if lose == path:
                     continue
                 batch.upserts = [u for u in batch.upserts if u.source_path != other]
@@ -437,6 +446,7 @@ class BacklogMdConnector:
             batch.removals.append(Removal(k.id, now, "found", "missing from the Backlog.md "
                                                                "project"))
         batch.cursor = {"head": gf.head, "milestones": digest,
+                        "duplicates": dict(sorted(duplicates.items())),
                         "problems": dict(sorted(problems.items()))}
         return batch
 
