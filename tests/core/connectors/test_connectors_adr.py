@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-from revetly_core import Engine
+from fixture_repo import ADR_MADR, ADR_TOOLS, build_fixture_repo
 from revetly_core.connectors.adr import record_numbers, status_lines, supersession
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fixtures"))
-
-from fixture_repo import ADR_MADR, ADR_TOOLS, build_fixture_repo  # noqa: E402
+from revetly_core import Engine
 
 
 def _open(base: Path, fixture: Path, name: str) -> Engine:

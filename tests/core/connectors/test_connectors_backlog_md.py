@@ -4,16 +4,13 @@ branched and checked."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_repo import BACKLOG_MD, build_fixture_repo
+
 from revetly_core import Engine
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fixtures"))
-
-from fixture_repo import BACKLOG_MD, build_fixture_repo  # noqa: E402
 
 MESSY = {
     "backlog/completed/back-23 - Color-output.md": "disagrees with the folder",

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import hashlib
-import sys
 from pathlib import Path
 
 import pygit2
 import pytest
+from fixture_repo import ADR_TOOLS, BACKLOG_MD, build_fixture_repo
 from gitrepo import GitRepo
-from revetly_core import Engine
 from revetly_core.config import load_config
 from revetly_core.instance.scaffold_sources import scaffold_from_source, status_table
 from revetly_core.refusal import Refusal
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fixtures"))
-
-from fixture_repo import ADR_TOOLS, BACKLOG_MD, build_fixture_repo  # noqa: E402
+from revetly_core import Engine
 
 
 def tree_digest(root: Path) -> str:
