@@ -35,9 +35,10 @@ BENCH = Path(__file__).resolve().parent
 REPO_ROOT = BENCH.parent
 TARGETS = {"full_s": 20.0, "incr_one_s": 1.5}
 BASE_TS = 1_735_689_600  # 2025-01-01T00:00:00Z
-WORDS = ("invoice export report timer sync entry client rate budget webhook token queue "
-         "retry backoff import calendar widget prompt completion colour config idle "
-         "tombstone merge conflict field workspace invite currency rounding archive").split()
+WORDS = ("invoice", "export", "report", "timer", "sync", "entry", "client", "rate", "budget",
+         "webhook", "token", "queue", "retry", "backoff", "import", "calendar", "widget",
+         "prompt", "completion", "colour", "config", "idle", "tombstone", "merge", "conflict",
+         "field", "workspace", "invite", "currency", "rounding", "archive")
 SPELLINGS = ("BACK-{n}", "back-{n}", "TASK {n}", "task-{n}", "BACK-{n}..{m}")
 
 
