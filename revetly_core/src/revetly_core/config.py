@@ -307,8 +307,8 @@ def _check_sources(config: Config, names: set[str]) -> None:
         for i, src in enumerate(sources):
             where = f"connectors.{kind}.{i}"
             if src.name in seen:
-                raise ValueError(f"{where}.name: {src.name!r} is also the name of a "
-                                 f"{seen[src.name]} source")
+                raise ValueError(f"{where}.name: {src.name!r} already names another source "
+                                 f"({seen[src.name]})")
             seen[src.name] = kind
             if src.project is not None and names and src.project not in names:
                 raise ValueError(f"{where}.project: unknown project {src.project!r}")
