@@ -201,7 +201,7 @@ class BacklogMdReader:
             assumptions.append(f"no id in the frontmatter: read {written!r} from the file name")
         artifact_id, id_note = self.normal_id(written, kind) if written else (None, None)
         if artifact_id is None:
-            note("no-id", f"no task id in the frontmatter or the file name ({name!r}); "
+            note("no-id", f"no id in the frontmatter or the file name ({name!r}); "
                           "the file is skipped")
             return out
         if id_note:
