@@ -185,3 +185,19 @@ def test_a_removed_task_is_marked_deleted(tmp_path: Path) -> None:
         assert not store.get("BACK-6").deleted  # type: ignore[union-attr]
     finally:
         store.close()
+
+
+def test_an_unreadable_source_degrades_the_pass_and_is_named_by_check(tmp_path: Path) -> None:
+    from gitrepo import Instance
+    from revetly_core.instance.scaffold import default_config_text
+
+    text = default_config_text("acme", []) + (
+        '\n[ids.families]\nTASK = "task"\nDRAFT = "task"\nDECISION = "decision"\n'
+        'DOC = "reference"\nM = "epic"\n\n[[connectors.backlog-md]]\nname = "gone"\n'
+        'path = "../nowhere"\n')
+    inst = Instance(tmp_path / "acme", config_text=text)
+    result = inst.sync()
+    assert result["outcome"] == "degraded"
+    problems = inst.check()["problems"]
+    assert [p["code"] for p in problems] == ["source-unreadable"]
+    assert problems[0]["path"] == "backlog-md/gone"
