@@ -63,7 +63,14 @@ def test_madr_supersession_from_the_status_frontmatter(madr: Engine) -> None:
     assert madr.get_artifact("ADR-0003")["status"] == "superseded"
 
 
+def test_a_status_section_without_frontmatter_and_id_words_supersede(madr: Engine) -> None:
+    assert madr.get_artifact("ADR-0022")["status"] == "accepted"
+    assert madr.get_artifact("ADR-0021")["declared_links"]["supersedes"] == ["ADR-0020"]
+    assert madr.get_artifact("ADR-0023")["title"] == "Latin-1 encoded record"
+
+
 def test_adr_tools_supersedes_and_superseded_by_links(tools: Engine) -> None:
+    assert tools.get_artifact("ADR-0016")["declared_links"]["supersedes"] == ["ADR-0014"]
     assert tools.get_artifact("ADR-0005")["declared_links"]["supersedes"] == ["ADR-0003"]
     assert tools.get_artifact("ADR-0008")["declared_links"]["supersedes"] == ["ADR-0006"]
     assert tools.get_artifact("ADR-0003")["status"] == "superseded"
@@ -99,12 +106,14 @@ def test_check_names_every_messy_record(madr: Engine, tools: Engine) -> None:
         "docs/decisions/0008-drop-the-soap-gateway.md",
         "docs/decisions/0010-settlement-batches-nightly.md",
         "docs/decisions/0011-ledger-read-replicas.md",
+        "docs/decisions/0023-latin1-encoded.md",
         "docs/decisions/notes-on-retries.md",
     }
+    assert "Latin-1" in named["docs/decisions/0023-latin1-encoded.md"]
     assert "'maybe later'" in named["docs/decisions/0011-ledger-read-replicas.md"]
     assert "'@ops-team'" in named["docs/decisions/0010-settlement-batches-nightly.md"]
     codes = {(p["path"], p["code"]) for p in tools.check()["problems"]}
-    assert ("doc/adr/0009-no-status-section.md", "duplicate-id") in codes
+    assert codes == {("doc/adr/0009-no-status-section.md", "duplicate-id")}
 
 
 def test_a_new_superseded_by_line_updates_the_newer_record(tmp_path: Path) -> None:

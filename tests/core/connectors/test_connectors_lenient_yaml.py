@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from revetly_core.connectors.lenient_yaml import line_pairs, quote_reserved, read_lenient
+from revetly_core.connectors.lenient_yaml import (
+    decode_lenient,
+    line_pairs,
+    quote_reserved,
+    read_lenient,
+)
 from revetly_core.markdown.frontmatter import FrontmatterError
 
 
@@ -49,3 +54,9 @@ def test_line_pairs_reads_inline_lists() -> None:
 def test_any_at_handle_survives_as_text(name: str) -> None:
     fm = read_lenient(f"---\nassignee: @{name}\n---\n")
     assert fm.data["assignee"] == f"@{name}"
+
+
+def test_text_that_is_not_utf8_is_read_as_latin1_and_said() -> None:
+    assert decode_lenient("Café".encode()) == ("Café", None)
+    text, assumed = decode_lenient("Café £".encode("latin-1"))
+    assert text == "Café £" and assumed == "not UTF-8 text (byte 3): read as Latin-1"

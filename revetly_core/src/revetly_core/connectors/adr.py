@@ -28,7 +28,7 @@ from revetly_core.connectors.base import (
     no_progress,
 )
 from revetly_core.connectors.gitfolder import GitFolder, resolve_repo_path
-from revetly_core.connectors.lenient_yaml import read_lenient
+from revetly_core.connectors.lenient_yaml import decode_lenient, read_lenient
 from revetly_core.markdown.frontmatter import FrontmatterError
 from revetly_core.model import Artifact
 
@@ -107,15 +107,14 @@ def parse_record(path: str, data: bytes, *, settings: AdrSettings, source_id: st
     if len(data) > settings.max_file_bytes:
         return problem("too-large", f"{len(data)} bytes is over the {settings.max_file_bytes}"
                                     "-byte limit")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return problem("not-utf8", f"not UTF-8 text (byte {exc.start}); it is skipped")
+    if b"\x00" in data:
+        return problem("binary", "the file holds NUL bytes: not a markdown text file")
+    text, decoded = decode_lenient(data)
     try:
         fm = read_lenient(text)
     except FrontmatterError as exc:
         return problem("bad-yaml", f"{exc}; it is skipped")
-    assumed = [a for a in fm.assumed if fm.present]
+    assumed = ([decoded] if decoded else []) + [a for a in fm.assumed if fm.present]
     number = int(m.group(1))
     title = str(fm.data.get("title") or "").strip()
     if not title:
@@ -226,9 +225,7 @@ class AdrConnector:
                 batch.problems.extend(parsed)
                 continue
             a = parsed.artifact
-            for text in a.metadata.pop("assumed"):
-                batch.problems.append(FileProblem(self.source_id, path, ASSUMED, text,
-                                                  current[path]))
+            assumed = a.metadata.pop("assumed")
             if parsed.number in records:
                 batch.problems.append(FileProblem(
                     self.source_id, path, "duplicate-id",
@@ -236,6 +233,9 @@ class AdrConnector:
                     f"{by_id[records[parsed.number].artifact.id]}; this file is skipped",
                     current[path]))
                 continue
+            if assumed:
+                batch.problems.append(FileProblem(self.source_id, path, ASSUMED,
+                                                  "; ".join(assumed), current[path]))
             records[parsed.number] = parsed
             by_id[a.id] = path
         derived = supersession(records)

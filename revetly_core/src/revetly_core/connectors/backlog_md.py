@@ -40,7 +40,7 @@ from revetly_core.connectors.base import (
     no_progress,
 )
 from revetly_core.connectors.gitfolder import GitFolder, changed_paths, resolve_repo_path
-from revetly_core.connectors.lenient_yaml import read_lenient
+from revetly_core.connectors.lenient_yaml import decode_lenient, read_lenient
 from revetly_core.ids import id_key
 from revetly_core.markdown.frontmatter import FrontmatterError
 from revetly_core.model import Artifact, HistoryEntry
@@ -182,17 +182,16 @@ class BacklogMdReader:
         if len(data) > self.s.max_file_bytes:
             note("too-large", f"{len(data)} bytes is over the {self.s.max_file_bytes}-byte limit")
             return out
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            note("not-utf8", f"not UTF-8 text (byte {exc.start}); the file is skipped")
+        if b"\x00" in data:
+            note("binary", "the file holds NUL bytes: not a markdown text file; it is skipped")
             return out
+        text, decoded = decode_lenient(data)
         try:
             fm = read_lenient(text)
         except FrontmatterError as exc:
             note("bad-yaml", f"{exc}; the file is skipped")
             return out
-        assumptions = list(fm.assumed)
+        assumptions = ([decoded] if decoded else []) + list(fm.assumed)
         name = Path(rel).name
         file_match = _FILE_ID.match(name)
         written = str(fm.data.get("id") or "").strip()

@@ -116,3 +116,11 @@ def read_lenient(text: str) -> LenientFrontmatter:
     if not isinstance(data, dict):
         raise FrontmatterError("frontmatter is not a mapping of keys to values")
     return LenientFrontmatter(_plain(data), body, assumed)
+
+
+def decode_lenient(data: bytes) -> tuple[str, str | None]:
+    """Bytes as text: UTF-8, else Latin-1 (every byte is a character) with the assumption said."""
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return data.decode("latin-1"), (f"not UTF-8 text (byte {exc.start}): read as Latin-1")
