@@ -205,3 +205,24 @@ def test_inspect_unknown_id_is_a_refusal_naming_the_read_to_call(instance: Path)
     refusal = json.loads(result.stdout)["refusal"]
     assert refusal["code"] == "not-found"
     assert "search" in refusal["fix"] or "backlog" in refusal["fix"]
+
+
+def test_init_from_adr_reads_the_repository_in_place(tmp_path: Path) -> None:
+    repo = tmp_path / "decisions"
+    (repo / "doc" / "adr").mkdir(parents=True)
+    (repo / "doc" / "adr" / "0001-record-architecture-decisions.md").write_text(
+        "# 1. Record architecture decisions\n\nDate: 2024-01-01\n\n## Status\n\nAccepted\n")
+    pygit2.init_repository(str(repo), initial_head="main")
+    commit_all(repo, "ADR-1 record decisions")
+    root = tmp_path / "inst"
+    result = revetly("init", str(root), "--from", "adr", str(repo), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["source"]["folder"] == "doc/adr"
+    assert revetly("sync", "--instance", str(root)).returncode == 0
+    shown = revetly("inspect", "ADR-0001", "--instance", str(root), "--json")
+    assert json.loads(shown.stdout)["status"] == "accepted"
+
+
+def test_init_from_an_unknown_kind_exits_2(tmp_path: Path) -> None:
+    result = revetly("init", str(tmp_path / "i"), "--from", "jira", str(tmp_path))
+    assert result.returncode == 2 and "unknown source kind" in result.stderr

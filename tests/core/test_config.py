@@ -218,3 +218,61 @@ def test_a_bad_setting_in_the_file_is_refused_naming_it(tmp_path: Path) -> None:
         load_config(tmp_path)
     assert info.value.extra["setting"] == "ids.families"
     assert CONFIG_FILE in info.value.detail
+
+
+# -- backlog-md and adr sources ------------------------------------------------------------------
+
+BACKLOG_FAMILIES = {"BACK": "task", "DRAFT": "task", "DECISION": "decision", "DOC": "reference",
+                    "M": "epic"}
+
+
+def _refused_setting(data: dict) -> str:  # type: ignore[type-arg]
+    from revetly_core.config import parse_config
+    from revetly_core.refusal import Refusal
+
+    with pytest.raises(Refusal) as err:
+        parse_config(data)
+    return str(err.value.extra["setting"])
+
+
+def test_backlog_md_source_parses_with_its_families_declared() -> None:
+    from revetly_core.config import parse_config
+
+    config = parse_config({"ids": {"families": BACKLOG_FAMILIES},
+                           "connectors": {"backlog-md": [{"name": "t", "path": "../t",
+                                                          "task_prefix": "BACK",
+                                                          "aliases": ["TASK"]}]}})
+    assert config.id_aliases == {"TASK": "BACK"}
+    assert config.dotted_families == ["BACK", "DRAFT"]
+    assert config.connectors.backlog_md[0].status_table()["to do"] == "ready"
+
+
+def test_an_undeclared_prefix_is_refused_naming_it() -> None:
+    assert _refused_setting({"connectors": {"backlog-md": [
+        {"name": "t", "path": ".", "task_prefix": "BACK"}]}}) == "connectors.backlog-md.0.task_prefix"
+
+
+def test_an_alias_that_is_a_family_is_refused() -> None:
+    assert _refused_setting({"ids": {"families": {**BACKLOG_FAMILIES, "TASK": "task"}},
+                             "connectors": {"backlog-md": [
+                                 {"name": "t", "path": ".", "task_prefix": "BACK",
+                                  "aliases": ["TASK"]}]}}) == "connectors.backlog-md.0.aliases"
+
+
+def test_a_status_mapped_to_no_revetly_status_is_refused() -> None:
+    assert _refused_setting({"ids": {"families": {**BACKLOG_FAMILIES, "TASK": "task"}},
+                             "connectors": {"backlog-md": [
+                                 {"name": "t", "path": ".", "statuses": {"Blocked": "stuck"}}]}}
+                            ) == "connectors.backlog-md.0.statuses"
+
+
+def test_adr_folder_outside_the_repository_and_lower_case_prefix_are_refused() -> None:
+    assert _refused_setting({"connectors": {"adr": [
+        {"name": "a", "path": ".", "folder": "../x"}]}}) == "connectors.adr.0.folder"
+    assert _refused_setting({"connectors": {"adr": [
+        {"name": "a", "path": ".", "prefix": "adr"}]}}) == "connectors.adr.0.prefix"
+
+
+def test_two_sources_with_one_name_are_refused() -> None:
+    assert _refused_setting({"ids": {"families": {"ADR": "decision"}}, "connectors": {
+        "adr": [{"name": "a", "path": "."}, {"name": "a", "path": "x"}]}}) == "connectors.adr.1.name"

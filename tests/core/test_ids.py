@@ -228,3 +228,72 @@ def test_resolver_from_mapping() -> None:
     r = IdResolver.from_mapping({IdKey(STORY, 1): "STORY-001"})
     assert r.resolve(IdKey(STORY, 1)) == "STORY-001"
     assert r.spell(IdKey(STORY, 2), 3) == "STORY-002"
+
+
+# -- dotted sub-task ids and family aliases (Backlog.md sources) ---------------------------------
+
+
+def test_id_key_keeps_dotted_sub_task_parts_without_padding() -> None:
+    assert id_key("BACK-24.1") == IdKey("BACK", 24, (1,))
+    assert id_key("back-24.02") == IdKey("BACK", 24, (2,))
+    assert id_key("BACK-24.1.3") == IdKey("BACK", 24, (1, 3))
+    assert id_key("BACK-24") == IdKey("BACK", 24)
+    assert id_key("BACK-24.") is None
+
+
+def test_key_text_of_a_sub_task_differs_from_its_parent() -> None:
+    assert IdKey("BACK", 24).text() == "BACK:24"
+    assert IdKey("BACK", 24, (2,)).text() == "BACK:24.2"
+
+
+def test_spell_key_pads_the_main_number_only() -> None:
+    from revetly_core.ids import spell_key
+
+    assert spell_key(IdKey("BACK", 7, (2,)), 3) == "BACK-007.2"
+    assert spell_key(IdKey("STORY", 12), 4) == "STORY-0012"
+
+
+def test_number_width_reads_the_main_number_of_a_written_id() -> None:
+    from revetly_core.ids import number_width
+
+    assert number_width("STORY-0012") == 4
+    assert number_width("BACK-24.02") == 2
+    assert number_width("STORY") == 0
+
+
+def test_dotted_ids_are_found_only_for_dotted_families() -> None:
+    finder = IdFinder(["BACK", "STORY"], dotted=["BACK"])
+    assert finder.keys("done in BACK-24.1.") == [IdKey("BACK", 24, (1,))]
+    assert finder.keys("see STORY-12.5") == [IdKey("STORY", 12)]
+    assert finder.keys("BACK-12..14") == [IdKey("BACK", 12), IdKey("BACK", 13), IdKey("BACK", 14)]
+
+
+def test_an_alias_spells_the_declared_family() -> None:
+    finder = IdFinder(["BACK"], aliases={"TASK": "BACK"})
+    assert finder.keys("task-12, TASK 13 and back-14") == [
+        IdKey("BACK", 12), IdKey("BACK", 13), IdKey("BACK", 14)]
+    assert finder.keys("Task 15 is prose") == []
+    assert finder.families == frozenset({"BACK"})
+
+
+def test_a_range_may_mix_an_alias_and_its_family() -> None:
+    finder = IdFinder(["BACK"], aliases={"TASK": "BACK"})
+    assert finder.keys("task-3..BACK-4") == [IdKey("BACK", 3), IdKey("BACK", 4)]
+
+
+def test_resolver_spells_a_sub_task_key_it_does_not_hold() -> None:
+    resolver = IdResolver(["BACK-7.02"])
+    assert resolver.resolve(IdKey("BACK", 7, (2,))) == "BACK-7.02"
+    assert resolver.resolve(IdKey("BACK", 7)) is None
+    assert resolver.spell(IdKey("BACK", 8, (1,))) == "BACK-8.1"
+
+
+@given(st.integers(0, 10**4), st.lists(st.integers(0, 99), min_size=1, max_size=3),
+       st.integers(0, 4), st.booleans())
+def test_dotted_ids_round_trip_any_padding_and_case(
+    n: int, sub: list[int], pad: int, lower: bool,
+) -> None:
+    written = f"BACK-{n:0{pad}d}" + "".join(f".{s:02d}" for s in sub)
+    key = IdKey("BACK", n, tuple(sub))
+    assert id_key(written.lower() if lower else written) == key
+    assert IdFinder(["BACK"], dotted=["BACK"]).keys(f"see {written} now") == [key]

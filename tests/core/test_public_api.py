@@ -57,7 +57,7 @@ def test_engine_facade_methods() -> None:
     engine = revetly_core.Engine
     assert isinstance(inspect.getattr_static(engine, "open"), classmethod)
     assert isinstance(inspect.getattr_static(engine, "init"), staticmethod)
-    assert list(inspect.signature(engine.init).parameters) == ["path", "commits"]
+    assert list(inspect.signature(engine.init).parameters) == ["path", "commits", "source"]
     assert list(inspect.signature(engine.open).parameters) == ["instance"]
     sync = inspect.signature(engine.sync).parameters
     assert sync["full"].kind is inspect.Parameter.KEYWORD_ONLY

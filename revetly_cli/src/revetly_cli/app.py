@@ -65,10 +65,15 @@ def init(
         list[str] | None,
         typer.Option("--commits", help="A code repository to read commits from (repeatable)."),
     ] = None,
+    from_source: Annotated[
+        tuple[str, str] | None,
+        typer.Option("--from", metavar="KIND REPO",
+                     help="Read REPO in place as a backlog-md or adr source (never written)."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Create an instance: git repo, revetly.toml, folders, .gitignore and .mcp.json."""
-    payload = _run(lambda: Engine.init(path, commits or []), as_json)
+    payload = _run(lambda: Engine.init(path, commits or [], from_source), as_json)
     _show(payload, as_json, "render_init")
 
 

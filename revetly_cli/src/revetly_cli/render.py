@@ -80,6 +80,9 @@ def render_init(console: Console, p: dict[str, Any]) -> None:
     console.print(f"[green]created[/green] instance at {p['instance']}")
     for c in p["commits"]:
         console.print(f"  commits source {c['name']}: {c['path']}")
+    if p.get("source"):
+        s = p["source"]
+        console.print(f"  {s['kind']} source {s['name']}: {s['path']} ({s['folder']}/)")
     console.print(f"next: {p['next']}")
 
 

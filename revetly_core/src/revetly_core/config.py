@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from revetly_core.ids import DEFAULT_FAMILIES
-from revetly_core.model import ARTIFACT_TYPES, DEFAULT_PARENTS, WORK_ITEM_TYPES
+from revetly_core.model import ARTIFACT_TYPES, DEFAULT_PARENTS, WORK_ITEM_STATUSES, WORK_ITEM_TYPES
 from revetly_core.refusal import Refusal
 
 CONFIG_FILE = "revetly.toml"
@@ -60,9 +60,121 @@ class CommitsConnector(_Strict):
         return value
 
 
+DEFAULT_BACKLOG_MD_STATUSES: dict[str, str] = {
+    "To Do": "ready",
+    "In Progress": "in-progress",
+    "Done": "done",
+}
+"""Backlog.md status -> Revetly work item status, before a source's own `statuses` table."""
+
+
+class _SourceRepo(_Strict):
+    """What every source read from another git repository declares: a name and a path."""
+
+    name: str
+    path: str
+    folder: str | None = None
+    """The folder inside the repository (found by convention when unset)."""
+    project: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError("use letters, digits, '.', '_' or '-'")
+        return value
+
+    @field_validator("folder")
+    @classmethod
+    def _inside(cls, value: str | None) -> str | None:
+        if value is not None and (Path(value).is_absolute() or ".." in Path(value).parts):
+            raise ValueError(f"{value!r} must be a folder inside the repository")
+        return value
+
+    def prefixes(self) -> dict[str, str]:
+        """Setting name -> the id family it declares (checked against [ids.families])."""
+        return {}
+
+
+_PREFIX = re.compile(r"^[A-Z][A-Z0-9]*$")
+
+
+def _prefix(value: str) -> str:
+    if not _PREFIX.match(value):
+        raise ValueError(f"{value!r} must be upper-case letters and digits (an id family)")
+    return value
+
+
+class BacklogMdConnector(_SourceRepo):
+    """A Backlog.md project folder inside a git repository, read in place."""
+
+    task_prefix: str = "TASK"
+    draft_prefix: str = "DRAFT"
+    decision_prefix: str = "DECISION"
+    doc_prefix: str = "DOC"
+    milestone_prefix: str = "M"
+    aliases: list[str] = Field(default_factory=list)
+    """Other words commit messages and prose use for the task prefix (``TASK`` for ``BACK``)."""
+    task_type: Literal["epic", "feature", "story", "task", "bug"] = "task"
+    milestone_type: Literal["epic", "feature", "story", "task", "bug"] = "epic"
+    statuses: dict[str, str] = Field(default_factory=dict)
+    """Backlog.md status -> Revetly status, over the defaults (To Do, In Progress, Done)."""
+    max_file_bytes: int = Field(default=1_000_000, gt=0)
+
+    @field_validator("task_prefix", "draft_prefix", "decision_prefix", "doc_prefix",
+                     "milestone_prefix")
+    @classmethod
+    def _prefixes(cls, value: str) -> str:
+        return _prefix(value)
+
+    @field_validator("aliases")
+    @classmethod
+    def _aliases(cls, value: list[str]) -> list[str]:
+        return [_prefix(v) for v in value]
+
+    @field_validator("statuses")
+    @classmethod
+    def _statuses(cls, value: dict[str, str]) -> dict[str, str]:
+        for written, status in value.items():
+            if status not in WORK_ITEM_STATUSES:
+                raise ValueError(f"{written!r} maps to {status!r}, not a work item status "
+                                 f"({', '.join(WORK_ITEM_STATUSES)})")
+        return value
+
+    def prefixes(self) -> dict[str, str]:
+        return {"task_prefix": self.task_prefix, "draft_prefix": self.draft_prefix,
+                "decision_prefix": self.decision_prefix, "doc_prefix": self.doc_prefix,
+                "milestone_prefix": self.milestone_prefix}
+
+    def status_table(self) -> dict[str, str]:
+        """The declared status table: defaults, then this source's own entries, case-folded."""
+        table = {k.casefold(): v for k, v in DEFAULT_BACKLOG_MD_STATUSES.items()}
+        table.update({k.casefold(): v for k, v in self.statuses.items()})
+        return table
+
+
+class AdrConnector(_SourceRepo):
+    """An architecture-decision folder (MADR or adr-tools) inside a git repository."""
+
+    prefix: str = "ADR"
+    max_file_bytes: int = Field(default=1_000_000, gt=0)
+
+    @field_validator("prefix")
+    @classmethod
+    def _prefix(cls, value: str) -> str:
+        return _prefix(value)
+
+    def prefixes(self) -> dict[str, str]:
+        return {"prefix": self.prefix}
+
+
 class ConnectorsSection(_Strict):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
     repository: RepositoryConnector = Field(default_factory=RepositoryConnector)
     commits: list[CommitsConnector] = Field(default_factory=list)
+    backlog_md: list[BacklogMdConnector] = Field(default_factory=list, alias="backlog-md")
+    adr: list[AdrConnector] = Field(default_factory=list)
 
 
 class IdsSection(_Strict):
@@ -153,7 +265,19 @@ class Config(_Strict):
             seen.add(c.name)
             if c.project is not None and names and c.project not in names:
                 raise ValueError(f"connectors.commits.{i}.project: unknown project {c.project!r}")
+        _check_sources(self, names)
         return self
+
+    @property
+    def id_aliases(self) -> dict[str, str]:
+        """Other words for a declared family (from backlog-md sources): alias -> family."""
+        return {a: s.task_prefix for s in self.connectors.backlog_md for a in s.aliases}
+
+    @property
+    def dotted_families(self) -> list[str]:
+        """Families whose ids take dotted sub-task parts (``BACK-24.1``)."""
+        return sorted({f for s in self.connectors.backlog_md
+                       for f in (s.task_prefix, s.draft_prefix)})
 
     @property
     def default_project(self) -> str:
@@ -177,6 +301,30 @@ class Config(_Strict):
                 if rel_path.startswith(prefix) and len(prefix) > best_len:
                     best, best_len = name, len(prefix)
         return best
+
+
+def _check_sources(config: Config, names: set[str]) -> None:
+    """Rules across sections for backlog-md and adr sources; each names its setting."""
+    families = config.ids.families
+    seen: dict[str, str] = {}
+    for kind, sources in (("backlog-md", config.connectors.backlog_md),
+                          ("adr", config.connectors.adr)):
+        for i, src in enumerate(sources):
+            where = f"connectors.{kind}.{i}"
+            if src.name in seen:
+                raise ValueError(f"{where}.name: {src.name!r} already names another source "
+                                 f"({seen[src.name]})")
+            seen[src.name] = kind
+            if src.project is not None and names and src.project not in names:
+                raise ValueError(f"{where}.project: unknown project {src.project!r}")
+            for setting, family in src.prefixes().items():
+                if family not in families:
+                    raise ValueError(f"{where}.{setting}: family {family!r} is not declared "
+                                     "under [ids.families]")
+            for alias in getattr(src, "aliases", []):
+                if alias in families:
+                    raise ValueError(f"{where}.aliases: {alias!r} is a declared family, so it "
+                                     "cannot also spell another one")
 
 
 def _setting_of(loc: tuple[int | str, ...]) -> str:

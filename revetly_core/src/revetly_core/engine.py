@@ -31,8 +31,21 @@ class Engine:
         return cls(root, load_config(root))
 
     @staticmethod
-    def init(path: str | Path, commits: list[str] | None = None) -> dict[str, Any]:
-        """Scaffold a new instance; the payload says what was created."""
+    def init(
+        path: str | Path, commits: list[str] | None = None,
+        source: tuple[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """Scaffold a new instance; ``source`` = (kind, repo) reads that repository in place."""
+        if source is not None:
+            from revetly_core.instance.scaffold_sources import scaffold_from_source
+
+            if commits:
+                from revetly_core.refusal import Refusal
+
+                raise Refusal("invalid-argument", "--from already declares the repository's "
+                              "history as a commits source", "drop --commits, or add more "
+                              "code repositories to revetly.toml afterwards")
+            return scaffold_from_source(Path(path), source[0], source[1])
         return scaffold_instance(Path(path), commits)
 
     def _store(self) -> Store:

@@ -27,18 +27,40 @@ _ID_SHAPE = re.compile(r"^[A-Z][A-Z0-9]*-\d+$")
 
 @dataclass(frozen=True, order=True)
 class IdKey:
-    """An id reduced to what identifies it: family and number (padding ignored)."""
+    """An id reduced to what identifies it: family and number (padding ignored).
+
+    ``sub`` holds the numbers of a dotted sub-task id (``BACK-24.02`` has sub ``(2,)``).
+    """
 
     family: str
     number: int
+    sub: tuple[int, ...] = ()
+
+    def text(self) -> str:
+        """The stable text form of the key, as the store keeps it: ``BACK:24`` or ``BACK:24.2``."""
+        tail = "".join(f".{n}" for n in self.sub)
+        return f"{self.family}:{self.number}{tail}"
 
 
 def id_key(artifact_id: str) -> IdKey | None:
-    """The (family, number) key of an id, ignoring case and zero padding; None if not an id."""
-    m = re.fullmatch(r"([A-Za-z][A-Za-z0-9]*)[-_ ](\d+)", artifact_id.strip())
+    """The key of an id, ignoring case and zero padding (dotted sub-task parts included)."""
+    m = re.fullmatch(r"([A-Za-z][A-Za-z0-9]*)[-_ ](\d+)((?:\.\d+)*)", artifact_id.strip())
     if not m:
         return None
-    return IdKey(m.group(1).upper(), int(m.group(2)))
+    sub = tuple(int(part) for part in m.group(3).split(".")[1:])
+    return IdKey(m.group(1).upper(), int(m.group(2)), sub)
+
+
+def spell_key(key: IdKey, width: int = 0) -> str:
+    """A canonical spelling of a key: FAMILY-number padded to width, dotted parts unpadded."""
+    tail = "".join(f".{n}" for n in key.sub)
+    return f"{key.family}-{key.number:0{width}d}{tail}"
+
+
+def number_width(written: str) -> int:
+    """How many digits the main number of a written id has (its padding), 0 if none."""
+    m = re.search(r"[-_ ](\d+)(?:\.\d+)*\s*$", written)
+    return len(m.group(1)) if m else 0
 
 
 def is_id_shaped(value: str) -> bool:
@@ -47,11 +69,21 @@ def is_id_shaped(value: str) -> bool:
 
 
 class IdFinder:
-    """Finds the ids of declared families named in prose, ranges and case variants included."""
+    """Finds the ids of declared families named in prose, ranges and case variants included.
 
-    def __init__(self, families: Iterable[str]) -> None:
-        fams = sorted({f.upper() for f in families}, key=lambda f: (-len(f), f))
-        self.families = frozenset(fams)
+    ``aliases`` maps another word to a declared family (``TASK`` -> ``BACK``: "task-12" names
+    BACK-12); ``dotted`` lists the families whose ids take dotted sub-task parts (``BACK-24.1``).
+    """
+
+    def __init__(
+        self, families: Iterable[str], *, aliases: Mapping[str, str] | None = None,
+        dotted: Iterable[str] = (),
+    ) -> None:
+        self.aliases = {a.upper(): f.upper() for a, f in (aliases or {}).items()}
+        self.dotted = frozenset(f.upper() for f in dotted)
+        real = {f.upper() for f in families}
+        fams = sorted(real | set(self.aliases), key=lambda f: (-len(f), f))
+        self.families = frozenset(real)
         if not fams:
             self._pattern: re.Pattern[str] | None = None
             return
@@ -59,35 +91,56 @@ class IdFinder:
         # FAMILY-12 in any case; FAMILY 12 or FAMILY_12 only in capitals (so "Dec 12" is a date);
         # a range runs to ..14 or ..FAMILY-14 of the same family.
         self._pattern = re.compile(
-            rf"(?<![A-Za-z0-9])(?:(?i:({alt}))-|({alt})[ _])(\d+)"
+            rf"(?<![A-Za-z0-9])(?:(?i:({alt}))-|({alt})[ _])(\d+)((?:\.\d+)+)?"
             rf"(?:\s*\.\.\s*(?:(?i:({alt}))[-_ ]?)?(\d+))?(?![A-Za-z0-9])"
         )
+
+    def _family(self, written: str) -> str:
+        upper = written.upper()
+        return self.aliases.get(upper, upper)
+
+    def found(self, text: str) -> Iterator[tuple[IdKey, int]]:
+        """Yield (key, width) of every id named in text, ranges expanded, sub-task ids kept."""
+        if self._pattern is None:
+            return
+        for m in self._pattern.finditer(text):
+            fam = self._family(m.group(1) or m.group(2))
+            if m.group(4) and fam in self.dotted and m.group(6) is None:
+                sub = tuple(int(p) for p in m.group(4).split(".")[1:])
+                yield IdKey(fam, int(m.group(3)), sub), len(m.group(3))
+                continue
+            for fam_, first, last, width in self._span(m):
+                for n in range(first, last + 1):
+                    yield IdKey(fam_, n), width
 
     def spans(self, text: str) -> Iterator[tuple[str, int, int, int]]:
         """Yield (family, first, last, width) for each id or range named in text."""
         if self._pattern is None:
             return
         for m in self._pattern.finditer(text):
-            fam = (m.group(1) or m.group(2)).upper()
-            first = int(m.group(3))
-            width = len(m.group(3))
-            if m.group(5) is None:
-                yield fam, first, first, width
-                continue
-            end_fam = (m.group(4) or fam).upper()
-            last = int(m.group(5))
-            if end_fam != fam or last < first or last - first > MAX_RANGE:
-                yield fam, first, first, width  # not a range to expand: its two ends
-                yield end_fam, last, last, len(m.group(5))
-                continue
-            yield fam, first, last, width
+            yield from self._span(m)
+
+    def _span(self, m: re.Match[str]) -> Iterator[tuple[str, int, int, int]]:
+        """The (family, first, last, width) spans of one match (sub-task parts ignored)."""
+        fam = self._family(m.group(1) or m.group(2))
+        first = int(m.group(3))
+        width = len(m.group(3))
+        if m.group(6) is None:
+            yield fam, first, first, width
+            return
+        end_fam = self._family(m.group(5) or fam)
+        last = int(m.group(6))
+        if end_fam != fam or last < first or last - first > MAX_RANGE:
+            yield fam, first, first, width  # not a range to expand: its two ends
+            yield end_fam, last, last, len(m.group(6))
+            return
+        yield fam, first, last, width
 
     def keys(self, text: str) -> list[IdKey]:
         """Every id key named in text, in order of first appearance, each once."""
         seen: dict[IdKey, None] = {}
-        for fam, first, last, _w in self.spans(text):
-            for n in range(first, last + 1):
-                seen.setdefault(IdKey(fam, n), None)
+        for key, _w in self.found(text):
+            seen.setdefault(key, None)
         return list(seen)
 
 
@@ -110,7 +163,7 @@ class IdResolver:
     def spell(self, key: IdKey, width: int = 0) -> str:
         """The held spelling of a key, else FAMILY-number padded to width."""
         held = self._by_key.get(key)
-        return held if held is not None else f"{key.family}-{key.number:0{width}d}"
+        return held if held is not None else spell_key(key, width)
 
     def add(self, artifact_id: str) -> None:
         """Register one more held id."""

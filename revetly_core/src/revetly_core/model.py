@@ -26,6 +26,7 @@ RELATION_OF_FIELD: Final = {
     "revises": "revises",
     "delivers": "delivers",
     "implemented_by": "implemented_by",
+    "dependencies": "depends_on",
 }
 """Frontmatter field -> the relation its declared link carries."""
 

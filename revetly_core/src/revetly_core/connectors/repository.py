@@ -70,7 +70,7 @@ def parse_artifact_file(
         return problem("schema", describe_error(exc))
     key = id_key(fm.id)
     families = config.ids.families
-    if key is None or key.family not in families or fm.id != fm.id.strip():
+    if key is None or key.sub or key.family not in families or fm.id != fm.id.strip():
         return problem(
             "unknown-family",
             f"id {fm.id!r} is not FAMILY-NUMBER of a declared family ({', '.join(families)})",
@@ -124,7 +124,7 @@ def parse_artifact_file(
 def _key_of(artifact_id: str) -> str:
     """Two ids are one id when family and number agree, whatever the padding or case."""
     key = id_key(artifact_id)
-    return artifact_id if key is None else f"{key.family}:{key.number}"
+    return artifact_id if key is None else key.text()
 
 
 class RepositoryConnector:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from revetly_core.ids import IdFinder, IdKey, id_key
+from revetly_core.ids import IdFinder, IdKey, id_key, number_width, spell_key
 from revetly_core.model import COMMIT_TYPE, RELATION_OF_FIELD, Artifact, Link
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ def tokens(text: str) -> list[str]:
 
 def key_text(key: IdKey) -> str:
     """The stable text form of an id key, kept on a link to re-resolve it later."""
-    return f"{key.family}:{key.number}"
+    return key.text()
 
 
 def mention_phrases(artifact: Artifact) -> list[tuple[str, ...]]:
@@ -113,7 +113,7 @@ class StoreResolver:
 
     def spell(self, key: IdKey, width: int = 0) -> str:
         held = self.resolve(key)
-        return held if held is not None else f"{key.family}-{key.number:0{width}d}"
+        return held if held is not None else spell_key(key, width)
 
 
 class StoreTitles:
@@ -135,8 +135,11 @@ class StoreTitles:
 class Linker:
     """States the links of one artifact from its own fields and prose, given what CONTEXT holds."""
 
-    def __init__(self, families: Iterable[str], resolver: Resolver, titles: Titles) -> None:
-        self.finder = IdFinder(families)
+    def __init__(
+        self, families: Iterable[str], resolver: Resolver, titles: Titles, *,
+        aliases: Mapping[str, str] | None = None, dotted: Iterable[str] = (),
+    ) -> None:
+        self.finder = IdFinder(families, aliases=aliases, dotted=dotted)
         self.resolver = resolver
         self.titles = titles
 
@@ -144,8 +147,7 @@ class Linker:
         key = id_key(written)
         if key is None:
             return written.strip()
-        width = len(written.strip().split("-")[-1]) if "-" in written else 0
-        return self.resolver.spell(key, width)
+        return self.resolver.spell(key, number_width(written) if "-" in written else 0)
 
     def declared_links(self, a: Artifact) -> list[Link]:
         """Links the artifact's frontmatter declares, each with method 'declared'."""
@@ -176,9 +178,8 @@ class Linker:
         parts = [("subject", a.title), ("body", a.body)] if a.type == COMMIT_TYPE else [
             ("body", a.body)]
         for where, text in parts:
-            for fam, first, last, width in self.finder.spans(text):
-                for n in range(first, last + 1):
-                    found.setdefault(IdKey(fam, n), (where, width))
+            for key, width in self.finder.found(text):
+                found.setdefault(key, (where, width))
         return [(k, w, width) for k, (w, width) in found.items()]
 
     def links_of(self, a: Artifact) -> list[Link]:

@@ -17,6 +17,7 @@ from revetly_core.config import Config
 from revetly_core.connectors.base import Connector, Progress, SourceBatch, no_progress
 from revetly_core.connectors.commits import CommitsConnector
 from revetly_core.connectors.repository import RepositoryConnector
+from revetly_core.connectors.sources import declared_sources
 from revetly_core.ids import IdResolver, id_key
 from revetly_core.ingest.linker import (
     Linker,
@@ -72,6 +73,7 @@ def connectors_for(root: Path, config: Config) -> list[Connector]:
     """The instance's declared sources, repository first, then each commits repository."""
     out: list[Connector] = [RepositoryConnector(root, config)]
     out.extend(CommitsConnector(root, c, config.default_project) for c in config.connectors.commits)
+    out.extend(declared_sources(root, config))
     return out
 
 
@@ -261,9 +263,11 @@ def _relink(
         index = TitleIndex()
         for row in store.conn.execute("SELECT artifact_id, phrase FROM phrases"):
             index.add(row[0], [tuple(row[1].split(" "))])
-        linker = Linker(config.ids.families, resolver, index)
+        linker = Linker(config.ids.families, resolver, index, aliases=config.id_aliases,
+                        dotted=config.dotted_families)
     else:
-        linker = Linker(config.ids.families, StoreResolver(store), StoreTitles(store))
+        linker = Linker(config.ids.families, StoreResolver(store), StoreTitles(store),
+                        aliases=config.id_aliases, dotted=config.dotted_families)
     if full:
         affected = set(store.all_ids())
     else:

@@ -135,11 +135,15 @@ def check_instance(root: Path, config: Config, store: Store | None) -> dict[str,
             "path": arts[cycle[0]].source_path, "id": cycle[0], "code": "parent-cycle",
             "detail": "parent cycle: " + " -> ".join([*cycle, cycle[0]]),
         })
+    from revetly_core.connectors.sources import check_declared_sources
+
+    source_files, source_problems = check_declared_sources(root, config)
+    problems.extend(source_problems)
     problems.sort(key=lambda p: (str(p.get("path")), p["code"], str(p.get("detail"))))
     dangling.sort(key=lambda d: (str(d["path"]), d["field"], d["to"]))
     return {
         "ok": not problems and not dangling,
-        "files_checked": len(files),
+        "files_checked": len(files) + source_files,
         "artifacts": len(arts),
         "problems": problems,
         "dangling_links": dangling,

@@ -369,9 +369,10 @@ def _rank(
     weights = ranking.weights(config.ranking)
     backlog_families = {f for f, t in config.ids.families.items() if t in WORK_ITEM_TYPES}
     resolver = IdResolver(g.artifact.id for g in gathered)
+    finder = IdFinder(config.ids.families, aliases=config.id_aliases,
+                      dotted=config.dotted_families)
     query_ids = {
-        held for held in (resolver.resolve(k) for k in IdFinder(config.ids.families).keys(query))
-        if held is not None
+        held for held in (resolver.resolve(k) for k in finder.keys(query)) if held is not None
     }
     ids = [g.artifact.id for g in gathered]
     link_counts = _declared_link_counts(store, ids)

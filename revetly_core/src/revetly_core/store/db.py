@@ -142,7 +142,7 @@ def _py_lower(value: str | None) -> str | None:
 
 def _key_text(artifact_id: str) -> str | None:
     key = id_key(artifact_id)
-    return None if key is None else f"{key.family}:{key.number}"
+    return None if key is None else key.text()
 
 
 def row_to_artifact(row: sqlite3.Row) -> Artifact:

@@ -1,0 +1,455 @@
+"""The backlog-md connector: a Backlog.md project folder inside a git repository, in place.
+
+Layout (under ``backlog/``, ``.backlog/`` or the folder ``backlog.config.yml`` names):
+``tasks/``, ``drafts/``, ``completed/``, ``archive/tasks``, ``archive/drafts``,
+``milestones/``, ``docs/``, ``decisions/`` and ``config.yml``. Tasks keep their ids as written
+(family upper-cased, padding and dotted sub-task parts kept); decisions become decision notes,
+docs reference notes and milestones the grouping above tasks. Messy files are read leniently
+where the meaning is clear, and every assumption is reported as a problem naming the file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from revetly_core.config import BacklogMdConnector as BacklogMdSettings
+from revetly_core.config import Config
+from revetly_core.connectors.backlog_md_markers import (
+    acceptance_criteria,
+    definition_of_done,
+    without_markers,
+)
+from revetly_core.connectors.backlog_md_status import (
+    FOLDER_RANK,
+    decision_status,
+    folder_kind,
+    work_item_status,
+)
+from revetly_core.connectors.base import (
+    FileProblem,
+    KnownArtifact,
+    Progress,
+    Removal,
+    SourceBatch,
+    no_progress,
+)
+from revetly_core.connectors.gitfolder import GitFolder, changed_paths, resolve_repo_path
+from revetly_core.connectors.lenient_yaml import decode_lenient, read_lenient
+from revetly_core.ids import id_key
+from revetly_core.markdown.frontmatter import FrontmatterError
+from revetly_core.model import Artifact, HistoryEntry
+
+FOLDER_CANDIDATES = ("backlog", ".backlog")
+ROOT_CONFIG = "backlog.config.yml"
+_WRITTEN_ID = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)[-_ ](\d+)((?:\.\d+)*)\s*$")
+_FILE_ID = re.compile(r"^([A-Za-z][A-Za-z0-9]*-\d+(?:\.\d+)*)(?:\s+-\s+(.*))?\.md$")
+ASSUMED = "assumed"
+"""Problem code prefix of a file read leniently (it is served; check names what was assumed)."""
+
+
+def backlog_md_source_id(name: str) -> str:
+    """The source id of a declared Backlog.md project: ``backlog-md/<name>``."""
+    return f"backlog-md/{name}"
+
+
+def find_project_folder(repo_root: Path, declared: str | None = None) -> str | None:
+    """The project folder: declared, else ``backlog.config.yml``'s, else backlog/ or .backlog/."""
+    if declared is not None:
+        return declared.strip("/")
+    root_config = repo_root / ROOT_CONFIG
+    if root_config.is_file():
+        try:
+            data = read_lenient("---\n" + root_config.read_text("utf-8") + "\n---\n").data
+        except (OSError, UnicodeDecodeError, FrontmatterError):
+            data = {}
+        named = data.get("backlog_directory") or data.get("backlogDirectory")
+        if isinstance(named, str) and named.strip() and ".." not in Path(named).parts:
+            return named.strip().strip("/")
+    for candidate in FOLDER_CANDIDATES:
+        if (repo_root / candidate).is_dir():
+            return candidate
+    return None
+
+
+def project_settings(repo_root: Path, folder: str) -> dict[str, Any]:
+    """The project's own config.yml (statuses, prefixes, milestones), {} when unreadable."""
+    path = repo_root / folder / "config.yml"
+    try:
+        return read_lenient("---\n" + path.read_text("utf-8") + "\n---\n").data
+    except (OSError, UnicodeDecodeError, FrontmatterError):
+        return {}
+
+
+def declared_task_prefix(settings: dict[str, Any]) -> str:
+    """The task id prefix a project's config.yml declares (``prefixes.task``), TASK if none."""
+    prefixes = settings.get("prefixes")
+    value = prefixes.get("task") if isinstance(prefixes, dict) else None
+    value = value or settings.get("task_prefix")
+    return str(value).strip().upper() if value else "TASK"
+
+
+def iso_when(value: Any) -> str | None:
+    """A Backlog.md date (``2025-07-26`` or ``'2025-07-26 14:30'``) as ISO text, None if not."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    try:
+        when = dt.datetime.fromisoformat(text.replace(" ", "T", 1))
+    except ValueError:
+        return None
+    return text if len(text) == 10 else when.isoformat()
+
+
+def as_list(value: Any) -> list[str]:
+    """A scalar or list frontmatter value as a list of non-empty strings."""
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else [value]
+    return [str(v).strip() for v in items if str(v).strip()]
+
+
+@dataclass
+class Parsed:
+    """One file read: the artifact (None when skipped) and the problems to name."""
+
+    artifact: Artifact | None
+    problems: list[FileProblem] = field(default_factory=list)
+
+
+class BacklogMdReader:
+    """Turns one Backlog.md file into an artifact, given the source's settings."""
+
+    def __init__(self, settings: BacklogMdSettings, source_id: str, project: str,
+                 folder: str, milestones: dict[str, str]) -> None:
+        self.s = settings
+        self.source_id = source_id
+        self.project = project
+        self.folder = folder.strip("/") + "/" if folder.strip("/") else ""
+        self.milestones = milestones
+        self.table = settings.status_table()
+        self.aliases = {a.upper() for a in settings.aliases}
+
+    def prefix_of(self, kind: str) -> str:
+        s = self.s
+        return {"milestone": s.milestone_prefix, "decision": s.decision_prefix,
+                "doc": s.doc_prefix}.get(kind, s.task_prefix)
+
+    def normal_id(self, written: str, kind: str) -> tuple[str | None, str | None]:
+        """(canonical id, assumption) of a written id for a file of this kind."""
+        m = _WRITTEN_ID.match(written)
+        if not m:
+            return None, None
+        family = m.group(1).upper()
+        prefix = self.prefix_of(kind)
+        allowed = {prefix, *self.aliases}
+        if kind in ("draft", "archived-draft"):
+            allowed.add(self.s.draft_prefix)
+        assumed = None
+        if family not in allowed:
+            assumed = f"id {written.strip()!r} does not use the declared prefix {prefix}"
+            family = prefix
+        elif family in self.aliases:
+            family = prefix
+        return f"{family}-{m.group(2)}{m.group(3)}", (
+            f"{assumed}; read as {family}-{m.group(2)}{m.group(3)}" if assumed else None)
+
+    def ref(self, written: str) -> str | None:
+        """A reference to another task (parent, dependency) in canonical spelling, or None."""
+        m = _WRITTEN_ID.match(written)
+        if not m:
+            return None
+        family = m.group(1).upper()
+        if family in self.aliases:
+            family = self.s.task_prefix
+        return f"{family}-{m.group(2)}{m.group(3)}"
+
+    def parse(self, path: str, data: bytes, blob: str | None) -> Parsed:
+        rel = path[len(self.folder):]
+        kind = folder_kind(rel)
+        out = Parsed(None)
+
+        def note(code: str, detail: str) -> None:
+            out.problems.append(FileProblem(self.source_id, path, code, detail, blob))
+
+        if kind is None or kind == "archived-milestone":
+            return out
+        if len(data) > self.s.max_file_bytes:
+            note("too-large", f"{len(data)} bytes is over the {self.s.max_file_bytes}-byte limit")
+            return out
+        if b"\x00" in data:
+            note("binary", "the file holds NUL bytes: not a markdown text file; it is skipped")
+            return out
+        text, decoded = decode_lenient(data)
+        try:
+            fm = read_lenient(text)
+        except FrontmatterError as exc:
+            note("bad-yaml", f"{exc}; the file is skipped")
+            return out
+        assumptions = ([decoded] if decoded else []) + list(fm.assumed)
+        name = Path(rel).name
+        file_match = _FILE_ID.match(name)
+        written = str(fm.data.get("id") or "").strip()
+        if not written and file_match:
+            written = file_match.group(1)
+            assumptions.append(f"no id in the frontmatter: read {written!r} from the file name")
+        artifact_id, id_note = self.normal_id(written, kind) if written else (None, None)
+        if artifact_id is None:
+            note("no-id", f"no id in the frontmatter or the file name ({name!r}); "
+                          "the file is skipped")
+            return out
+        if id_note:
+            assumptions.append(id_note)
+        title = str(fm.data.get("title") or "").strip()
+        if not title:
+            heading = re.search(r"^#\s+(.+?)\s*#*\s*$", fm.body, re.MULTILINE)
+            title = heading.group(1) if heading else ""
+        if not title:
+            title = (file_match.group(2) or "").replace("-", " ").strip() if file_match else ""
+            title = title or artifact_id
+            assumptions.append(f"no title in the frontmatter: read {title!r}")
+        body = without_markers(fm.body)
+        art = Artifact(id=artifact_id, type="task", title=title, source=self.source_id,
+                       project=self.project, body=body, source_path=path, source_uri=path,
+                       blob=blob, provenance="source-of-record")
+        metadata: dict[str, Any] = {"source_kind": "backlog-md", "folder": kind,
+                                    "source_id": written}
+        declared: dict[str, Any] = {}
+        created = iso_when(fm.data.get("created_date") or fm.data.get("date")
+                           or fm.data.get("created"))
+        updated = iso_when(fm.data.get("updated_date") or fm.data.get("updated"))
+        if created:
+            metadata["declared_created"] = created
+            art.created_at = created
+        if updated:
+            metadata["declared_updated"] = updated
+            art.source_updated_at = updated
+        if kind == "decision":
+            art.type = "decision"
+            reading = decision_status(str(fm.data.get("status") or "") or None)
+            art.status = reading.status
+            if reading.assumed:
+                assumptions.append(reading.assumed)
+            supersedes = [r for r in (self.ref(v) for v in as_list(fm.data.get("supersedes")))
+                          if r]
+            if supersedes:
+                declared["supersedes"] = supersedes
+        elif kind == "doc":
+            art.type = "reference"
+            if fm.data.get("type"):
+                metadata["doc_type"] = str(fm.data["type"])
+        elif kind == "milestone":
+            art.type = self.s.milestone_type
+        else:
+            art.type = self.s.task_type
+            written_status = fm.data.get("status")
+            reading = work_item_status(str(written_status) if written_status else None, kind,
+                                       self.table)
+            art.status = reading.status
+            if written_status:
+                metadata["source_status"] = str(written_status)
+            if reading.assumed:
+                assumptions.append(reading.assumed)
+            self._task_fields(fm.data, art, metadata, declared)
+            items, from_markers = acceptance_criteria(fm.body)
+            art.criteria = [i.text for i in items]
+            if items:
+                metadata["criteria_checked"] = [i.checked for i in items]
+                metadata["criteria_source"] = "markers" if from_markers else "heading"
+            dod = definition_of_done(fm.body)
+            if dod:
+                metadata["definition_of_done"] = [i.payload() for i in dod]
+        metadata["declared"] = declared
+        art.metadata = metadata
+        if assumptions:
+            note(ASSUMED, "; ".join(assumptions))
+        out.artifact = art
+        return out
+
+    def _task_fields(self, data: dict[str, Any], art: Artifact, metadata: dict[str, Any],
+                     declared: dict[str, Any]) -> None:
+        assignees = [a.lstrip("@") for a in as_list(data.get("assignee"))]
+        if assignees:
+            art.owner = assignees[0]
+            metadata["assignees"] = assignees
+        for key in ("labels", "priority", "reporter", "ordinal"):
+            if data.get(key) not in (None, [], ""):
+                metadata[key] = data[key]
+        parent = self.ref(str(data.get("parent_task_id") or data.get("parent") or ""))
+        own = id_key(art.id)
+        if parent is None and own is not None and own.sub:
+            m = _WRITTEN_ID.match(art.id)
+            parent = f"{m.group(1)}-{m.group(2)}" if m else None
+            if m and m.group(3).count(".") > 1:
+                parent = f"{m.group(1)}-{m.group(2)}{m.group(3).rsplit('.', 1)[0]}"
+        milestone = str(data.get("milestone") or "").strip()
+        if milestone:
+            metadata["milestone"] = milestone
+            grouping = self.milestones.get(milestone.casefold())
+            if grouping:
+                metadata["milestone_id"] = grouping
+                if parent is None:
+                    parent = grouping
+        if parent:
+            art.parent = parent
+            declared["parent"] = parent
+        deps = [r for r in (self.ref(v) for v in as_list(data.get("dependencies"))) if r]
+        if deps:
+            declared["dependencies"] = deps
+        refs = as_list(data.get("references"))
+        id_refs = [r for r in (self.ref(v) for v in refs) if r]
+        if id_refs:
+            declared["references"] = id_refs
+        other = [v for v in refs if self.ref(v) is None]
+        if other:
+            metadata["references"] = other
+        docs = as_list(data.get("documentation"))
+        if docs:
+            metadata["documentation"] = docs
+
+
+def milestone_map(reader: BacklogMdReader, files: dict[str, bytes]) -> dict[str, str]:
+    """Milestone title or id (case-folded) -> the milestone's canonical id."""
+    out: dict[str, str] = {}
+    for path in sorted(files):
+        parsed = reader.parse(path, files[path], None)
+        a = parsed.artifact
+        if a is not None and a.type == reader.s.milestone_type:
+            out.setdefault(a.title.casefold(), a.id)
+            out.setdefault(a.id.casefold(), a.id)
+            out.setdefault(str(a.metadata.get("source_id", "")).casefold(), a.id)
+    return out
+
+
+def _rank(path: str, folder: str, added: dict[str, str]) -> tuple[int, str, str]:
+    """Which of two files carrying one id holds it: live folder first, then the file git
+    added first, then the path."""
+    kind = folder_kind(path[len(folder):]) or ""
+    return FOLDER_RANK.get(kind, 9), added.get(path, "~"), path
+
+
+def first_added(history: list[HistoryEntry]) -> dict[str, str]:
+    """path -> when git first added it, from the history entries read."""
+    out: dict[str, str] = {}
+    for e in history:
+        if e.change == "added":
+            out.setdefault(e.artifact_id, e.at)
+    return out
+
+
+def _key_of(artifact_id: str) -> str:
+    key = id_key(artifact_id)
+    return artifact_id if key is None else key.text()
+
+
+class BacklogMdConnector:
+    """Reads one declared Backlog.md project, incrementally by blob id."""
+
+    def __init__(self, instance_root: Path, settings: BacklogMdSettings, config: Config) -> None:
+        self.settings = settings
+        self.source_id = backlog_md_source_id(settings.name)
+        self.project = settings.project or config.default_project
+        self.path = resolve_repo_path(instance_root, settings.path)
+
+    def _folder(self) -> GitFolder:
+        folder = find_project_folder(self.path, self.settings.folder)
+        if folder is None:
+            raise RuntimeError(f"{self.path} holds no Backlog.md project (no backlog/ or "
+                               ".backlog/ folder); set `folder` for this source")
+        return GitFolder(self.path, folder)
+
+    def read(
+        self,
+        known: dict[str, KnownArtifact],
+        cursor: dict[str, Any],
+        *,
+        full: bool,
+        now: str,
+        progress: Progress = no_progress,
+    ) -> SourceBatch:
+        gf = self._folder()
+        batch = SourceBatch(source=self.source_id)
+        prior_head = None if full else cursor.get("head")
+        history, batch.history_complete = gf.history(prior_head)
+        batch.history = history
+        current = gf.blobs()
+        milestone_files = {p: gf.read(p, b) for p, b in current.items()
+                           if (folder_kind(p[len(gf.prefix):]) or "") == "milestone"}
+        probe = BacklogMdReader(self.settings, self.source_id, self.project, gf.prefix, {})
+        milestones = milestone_map(probe, milestone_files)
+        digest = hashlib.sha1(json.dumps(milestones, sort_keys=True).encode()).hexdigest()[:16]
+        if cursor.get("milestones") != digest:
+            full = True  # a milestone appeared, vanished or was renamed: every task re-reads
+        reader = BacklogMdReader(self.settings, self.source_id, self.project, gf.prefix,
+                                 milestones)
+        prior_problems: dict[str, str] = {} if full else dict(cursor.get("problems", {}))
+        changed = changed_paths(current, known, prior_problems, full=full)
+        prior_dups: dict[str, list[str]] = {} if full else dict(cursor.get("duplicates", {}))
+        touched = set(changed)
+        # a copy skipped as a duplicate stays skipped while it and its holder are unchanged
+        kept_dups = {p: d for p, d in prior_dups.items()
+                     if current.get(p) == d[0] and d[1] in current and d[1] not in touched}
+        changed = [p for p in changed if p not in kept_dups]
+        duplicates: dict[str, list[str]] = dict(kept_dups)
+        problems = {p: b for p, b in prior_problems.items() if current.get(p) == b}
+        batch.cleared_paths = set(changed) | {
+            p for p, b in prior_problems.items() if current.get(p) != b}
+        live_by_path = {k.path: k.id for k in known.values()
+                        if k.path in current and not k.deleted and k.path not in changed}
+        added = first_added(history)
+        holder: dict[str, str] = {}
+        for p in sorted(live_by_path, key=lambda p: _rank(p, gf.prefix, added)):
+            holder.setdefault(_key_of(live_by_path[p]), p)
+        for i, path in enumerate(changed):
+            if i % 500 == 0:
+                progress(f"read {self.source_id}", i, len(changed))
+            parsed = reader.parse(path, gf.read(path, current[path]), current[path])
+            batch.problems.extend(parsed.problems)
+            a = parsed.artifact
+            if a is None:
+                if folder_kind(path[len(gf.prefix):]) not in (None, "archived-milestone"):
+                    problems[path] = current[path]
+                continue
+            key = _key_of(a.id)
+            other = holder.get(key)
+            if other is not None and other != path:
+                if other in changed:  # both re-read now: the ranking decides
+                    keep, lose = sorted((other, path), key=lambda p: _rank(p, gf.prefix, added))
+                else:  # a file already holding the id keeps it: a new copy never displaces it
+                    keep, lose = other, path
+                batch.problems.append(FileProblem(
+                    self.source_id, lose, "duplicate-id",
+                    f"id {a.id} is also carried by {keep}; this copy is skipped", current[lose]))
+                duplicates[lose] = [current[lose], keep]
+                batch.cleared_paths.add(lose)
+                if lose == path:
+                    continue
+                batch.upserts = [u for u in batch.upserts if u.source_path != other]
+                live_by_path.pop(other, None)
+            holder[key] = path
+            live_by_path[path] = a.id
+            batch.upserts.append(a)
+        batch.read_count = len(changed)
+        live = {live_by_path[p] for p in holder.values() if p in live_by_path}
+        upserted = {a.id for a in batch.upserts}
+        for k in sorted(known.values(), key=lambda k: k.id):
+            if k.deleted or k.id in live or k.id in upserted:
+                continue
+            if k.path in problems:
+                continue  # a file that broke keeps its last good artifact serving
+            batch.removals.append(Removal(k.id, now, "found", "missing from the Backlog.md "
+                                                               "project"))
+        batch.cursor = {"head": gf.head, "milestones": digest,
+                        "duplicates": dict(sorted(duplicates.items())),
+                        "problems": dict(sorted(problems.items()))}
+        return batch
+
+    def check(self) -> tuple[int, list[FileProblem]]:
+        """(files read, problems): a full read in memory, for `revetly check`."""
+        batch = self.read({}, {}, full=True, now="")
+        return batch.read_count, batch.problems

@@ -1,0 +1,161 @@
+"""A folder of another git repository, read in place: its files by blob id, and their history.
+
+Used by the sources that read a repository a team already has (Backlog.md, ADR folders).
+Nothing is ever written into that repository.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from revetly_core.connectors.base import KnownArtifact
+from revetly_core.connectors.gittime import commit_subject_body, commit_time
+from revetly_core.model import HistoryEntry
+
+log = logging.getLogger("revetly.connectors.gitfolder")
+
+
+def resolve_repo_path(instance_root: Path, given: str) -> Path:
+    """A declared repository path: ``~`` expanded, relative paths from the instance root."""
+    path = Path(given).expanduser()
+    return path if path.is_absolute() else (instance_root / path).resolve()
+
+
+@dataclass
+class GitFolder:
+    """The ``.md`` files under ``folder`` of the repository at ``root``."""
+
+    root: Path
+    folder: str
+
+    def __post_init__(self) -> None:
+        import pygit2
+
+        try:
+            self.repo: Any = pygit2.Repository(str(self.root))
+        except pygit2.GitError as exc:
+            raise RuntimeError(f"{self.root} is not a readable git repository: {exc}") from exc
+        self.prefix = self.folder.strip("/") + "/" if self.folder.strip("/") else ""
+
+    @property
+    def head(self) -> str | None:
+        return None if self.repo.head_is_unborn else str(self.repo.head.target)
+
+    def wanted(self, path: str) -> bool:
+        return path.endswith(".md") and path.startswith(self.prefix)
+
+    def blobs(self) -> dict[str, str]:
+        """repository path -> blob id of every ``.md`` file under the folder, work tree first."""
+        import pygit2
+
+        out: dict[str, str] = {}
+        head = self.head
+        if head is not None:
+            tree = self.repo[head].tree
+            if self.prefix:
+                try:
+                    tree = self.repo[tree[self.prefix.rstrip("/")].id]
+                except KeyError:
+                    tree = None
+            if tree is not None and tree.type == pygit2.enums.ObjectType.TREE:
+                self._list(tree, self.prefix.rstrip("/"), out)
+        for path, flags in self.repo.status(untracked_files="all").items():
+            if not self.wanted(path) or flags & pygit2.enums.FileStatus.IGNORED:
+                continue
+            disk = self.root / path
+            if disk.is_file():
+                out[path] = str(pygit2.hash(disk.read_bytes()))
+            else:
+                out.pop(path, None)
+        return out
+
+    def _list(self, tree: Any, prefix: str, out: dict[str, str]) -> None:
+        import pygit2
+
+        for entry in tree:
+            path = f"{prefix}/{entry.name}" if prefix else entry.name
+            if entry.type == pygit2.enums.ObjectType.TREE:
+                self._list(self.repo[entry.id], path, out)
+            elif self.wanted(path):
+                out[path] = str(entry.id)
+
+    def read(self, path: str, blob: str) -> bytes:
+        """The file's bytes: the work tree's copy, else the blob."""
+        try:
+            return (self.root / path).read_bytes()
+        except OSError:
+            return bytes(self.repo[blob].data)
+
+    def history(self, prior_head: str | None) -> tuple[list[HistoryEntry], bool]:
+        """(entries, complete): one entry per commit that changed a file under the folder.
+
+        Only commits after ``prior_head`` when it is still an ancestor (complete is then False).
+        """
+        import pygit2
+
+        head = self.head
+        if head is None:
+            return [], True
+        walker = self.repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL
+                                | pygit2.enums.SortMode.REVERSE)
+        complete = True
+        if prior_head:
+            try:
+                if prior_head == head or self.repo.descendant_of(head, prior_head):
+                    walker.hide(prior_head)
+                    complete = False
+            except (pygit2.GitError, ValueError, KeyError):
+                log.info("%s: prior head %s is gone; reading the whole history", self.root,
+                         prior_head)
+        words = {pygit2.enums.DeltaStatus.ADDED: "added",
+                 pygit2.enums.DeltaStatus.MODIFIED: "modified",
+                 pygit2.enums.DeltaStatus.DELETED: "deleted"}
+        entries: list[HistoryEntry] = []
+        for commit in walker:
+            before = self._subtree(commit.parents[0].tree) if commit.parents else None
+            after = self._subtree(commit.tree)
+            if before is not None and after is not None and before.id == after.id:
+                continue
+            if after is None and before is None:
+                continue
+            if before is None:
+                diff = after.diff_to_tree(swap=True)
+            elif after is None:
+                diff = before.diff_to_tree()
+            else:
+                diff = self.repo.diff(before, after)
+            at = commit_time(commit)
+            subject, _ = commit_subject_body(commit.message)
+            for delta in diff.deltas:
+                change = words.get(delta.status)
+                if change is None:
+                    continue
+                rel = delta.new_file.path if change != "deleted" else delta.old_file.path
+                path = self.prefix + rel
+                if self.wanted(path):
+                    entries.append(HistoryEntry(path, at, change, str(commit.id),
+                                                commit.author.name, subject))
+        return entries, complete
+
+    def _subtree(self, tree: Any) -> Any:
+        if not self.prefix:
+            return tree
+        try:
+            return self.repo[tree[self.prefix.rstrip("/")].id]
+        except KeyError:
+            return None
+
+
+def changed_paths(
+    current: dict[str, str], known: dict[str, KnownArtifact], prior_problems: dict[str, str],
+    *, full: bool,
+) -> list[str]:
+    """Paths to re-read: new or changed blobs, except unchanged files already named broken."""
+    by_path = {k.path: k for k in known.values() if k.path and not k.deleted}
+    return sorted(
+        p for p, b in current.items()
+        if full or ((p not in by_path or by_path[p].blob != b) and prior_problems.get(p) != b)
+    )
