@@ -114,7 +114,7 @@ def test_search_finds_the_task_and_the_decision(tally: tuple[Path, Engine]) -> N
     _, engine = tally
     ids = [a["artifact_id"] for a in engine.search_context("merge conflicting edits per field")
            ["artifacts"]]
-    assert ids[:2] == ["DECISION-4", "BACK-7"]
+    assert set(ids[:2]) == {"DECISION-4", "BACK-7"}  # their order is BM25's call
 
 
 def test_commit_messages_name_ids_every_way_teams_write_them(tally: tuple[Path, Engine]) -> None:
