@@ -7,11 +7,11 @@ import json
 import pytest
 from conftest import engine
 from gitrepo import Instance
-
-from revetly_core import Refusal
 from revetly_core.writes.gate import GateChoice
 from revetly_core.writes.principal import Principal
 from revetly_core.writes.reviews import ReviewStore, is_review_id, new_review_id
+
+from revetly_core import Refusal
 
 APP = GateChoice("app")
 CRITERIA = ["Reminders go out after 7 days", "A paid invoice gets no reminder"]
