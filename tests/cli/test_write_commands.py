@@ -51,8 +51,9 @@ def inst(tmp_path: Path) -> Path:
 
 
 def _pending(root: Path) -> str:
-    from revetly_core import Engine
     from revetly_core.writes.gate import GateChoice
+
+    from revetly_core import Engine
 
     e = Engine.open(root)
     e.capture_mode = "none"
