@@ -41,9 +41,9 @@ def write_markdown(path: Path, front: dict[str, Any], body: str) -> None:
 
 
 def next_id(root: Path, folder: str, family: str, width: int = 4) -> str:
-    """The next free FAMILY-NNNN in a folder (by file name and padding already in use)."""
+    """The next free FAMILY-NNNN in a folder (by file name and the padding already in use)."""
     highest = 0
-    used_width = width
+    used_width = 0
     pattern = re.compile(rf"^{re.escape(family)}-(\d+)\.md$", re.IGNORECASE)
     target = root / folder
     if target.is_dir():
@@ -52,7 +52,7 @@ def next_id(root: Path, folder: str, family: str, width: int = 4) -> str:
             if m:
                 highest = max(highest, int(m.group(1)))
                 used_width = max(used_width, len(m.group(1)))
-    return f"{family}-{highest + 1:0{used_width}d}"
+    return f"{family}-{highest + 1:0{used_width or width}d}"
 
 
 def locate_file(
