@@ -191,3 +191,55 @@ def test_too_many_criteria_refused(winst: Instance) -> None:
     with pytest.raises(Refusal) as exc:
         engine(winst).submit_draft("t", "d", ["c"] * 101, gate=GateChoice("app"))
     assert exc.value.code == "too-large" and exc.value.extra["limit"] == 100
+
+
+def test_a_write_that_fails_before_its_commit_leaves_nothing(tmp_path: Path) -> None:
+    from revetly_core.writes.git_commit import write_lock
+
+    existing = tmp_path / "notes" / "DEC-0001.md"
+    existing.parent.mkdir()
+    existing.write_text("old")
+    with pytest.raises(RuntimeError), write_lock(tmp_path / ".revetly") as batch:
+        batch.write(existing, b"new")
+        batch.write(tmp_path / "notes" / "CONV-0001.md", b"fresh")
+        raise RuntimeError("the commit failed")
+    assert existing.read_text() == "old"
+    assert sorted(p.name for p in existing.parent.iterdir()) == ["DEC-0001.md"]
+
+
+APPROVER = textwrap.dedent("""
+    import sys
+    from revetly_core import Engine
+    e = Engine.open(sys.argv[1])
+    e.capture_mode = "none"
+    out = e.resolve_review(sys.argv[2], "approve")
+    print(out["answered_now"], out["status"])
+""")
+
+
+def test_two_processes_approving_one_review_apply_it_once(winst: Instance, tmp_path: Path) -> None:
+    rid = engine(winst).submit_draft("Dunning", "Remind.", ["After 7 days"],
+                                     gate=GateChoice("app"))["review_id"]
+    script = tmp_path / "approver.py"
+    script.write_text(APPROVER)
+    env = {**_env(), "REVETLY_REVIEWER": "Ana Person"}
+    procs = [subprocess.Popen([sys.executable, str(script), str(winst.root), rid], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    answers = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        answers.append(out.split())
+    assert sorted(answers) == [["False", "applied"], ["True", "applied"]]
+    assert sorted(p.name for p in (winst.root / "backlog").glob("STORY-*.md")) == [
+        "STORY-0001.md", "STORY-0002.md"]
+
+
+def test_refusals_of_writes_say_nothing_was_written(winst: Instance) -> None:
+    with pytest.raises(Refusal) as exc:
+        engine(winst).set_status("STORY-0001", "shipped")
+    assert exc.value.payload()["refusal"]["wrote"] is False
+    with pytest.raises(Refusal) as exc:
+        engine(winst).submit_draft("t", "x" * (MAX_BODY_CHARS + 1), ["c"])
+    assert exc.value.payload()["refusal"]["wrote"] is False

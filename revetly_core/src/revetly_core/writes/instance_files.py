@@ -11,7 +11,7 @@ import yaml
 from revetly_core.ids import id_key
 from revetly_core.markdown.frontmatter import FrontmatterError, split_frontmatter
 from revetly_core.refusal import Refusal
-from revetly_core.writes.files import atomic_write
+from revetly_core.writes.files import FileBatch
 
 FOLDER_OF_TYPE = {
     "epic": "backlog", "feature": "backlog", "story": "backlog", "task": "backlog",
@@ -35,9 +35,9 @@ def read_markdown(path: Path) -> tuple[dict[str, Any], str]:
                       "fix the file (see `revetly check`), then write again") from None
 
 
-def write_markdown(path: Path, front: dict[str, Any], body: str) -> None:
-    """Write an instance file atomically."""
-    atomic_write(path, render_markdown(front, body).encode("utf-8"))
+def write_markdown(path: Path, front: dict[str, Any], body: str, batch: FileBatch) -> None:
+    """Write an instance file atomically, as part of one write's batch."""
+    batch.write(path, render_markdown(front, body).encode("utf-8"))
 
 
 def next_id(root: Path, folder: str, family: str, width: int = 4) -> str:

@@ -7,8 +7,8 @@ from typing import Any
 import yaml
 
 from revetly_core.model import WORK_ITEM_TYPES, Artifact
+from revetly_core.writes.answers import wrote_nothing
 from revetly_core.writes.context import WriteContext
-from revetly_core.writes.files import atomic_write
 from revetly_core.writes.git_commit import commit_files, write_lock
 from revetly_core.writes.principal import Principal
 from revetly_core.writes.reviews import utc_now
@@ -47,12 +47,13 @@ def _amend_front(front_text: str, entry: dict[str, Any]) -> str:
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
 
 
+@wrote_nothing
 def repair_doubled_sections(ctx: WriteContext, paths: list[str],
                             principal: Principal | None = None) -> dict[str, Any]:
     """Fold each named file's doubled section (last list kept), log it, commit them together."""
     who = ctx.principal(principal)
     repaired: list[dict[str, Any]] = []
-    with write_lock(ctx.paths.state):
+    with write_lock(ctx.paths.state) as batch:
         for rel in sorted(set(paths)):
             path = ctx.root / rel
             text = path.read_text(encoding="utf-8")
@@ -65,7 +66,7 @@ def repair_doubled_sections(ctx: WriteContext, paths: list[str],
             entry = {"at": utc_now(), "action": "amended", "by": who.name,
                      "detail": "folded a doubled acceptance-criteria section, keeping the last list"}
             new = "---\n" + _amend_front(front_text, entry) + lines[end] + fixed
-            atomic_write(path, new.encode("utf-8"))
+            batch.write(path, new.encode("utf-8"))
             repaired.append({"path": rel})
         if not repaired:
             return {"repaired": [], "wrote": False}
