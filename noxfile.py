@@ -51,3 +51,4 @@ def bench(session: nox.Session) -> None:
     session.run("python", "bench/bench_reads.py", *session.posargs)
     session.run("python", "bench/bench_governed.py")
     session.run("python", "bench/bench_sources.py")
+    session.run("python", "bench/bench_writes.py", *session.posargs)

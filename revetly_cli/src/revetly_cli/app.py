@@ -104,16 +104,26 @@ def sync(
 
 
 @app.command()
-def status(instance: InstanceOpt = None, as_json: JsonOpt = False) -> None:
+def status(
+    instance: InstanceOpt = None,
+    capture: Annotated[str | None, typer.Option("--capture", help="A write's capture handle: "
+                                                "has it reached CONTEXT?")] = None,
+    as_json: JsonOpt = False,
+) -> None:
     """What context_health reports: last pass per source, revision, freshness, counts."""
-    payload = _run(lambda: Engine.open(instance).context_health(), as_json)
+    payload = _run(lambda: Engine.open(instance).context_health(capture=capture), as_json)
     _show(payload, as_json, "render_status")
 
 
 @app.command()
-def check(instance: InstanceOpt = None, as_json: JsonOpt = False) -> None:
+def check(
+    instance: InstanceOpt = None,
+    repair: Annotated[bool, typer.Option("--repair", help="Fold doubled criteria sections "
+                                         "(keeps the last list), then check.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
     """Name every file that breaks the schema and every link to an id CONTEXT lacks (exit 1)."""
-    payload = _run(lambda: Engine.open(instance).check(), as_json)
+    payload = _run(lambda: Engine.open(instance).check(repair=repair), as_json)
     _show(payload, as_json, "render_check")
     if not payload["ok"]:
         raise typer.Exit(EXIT_FOUND_PROBLEMS)
@@ -240,15 +250,11 @@ def serve(
     serve_stdio(engine, project=project)
 
 
-# ---- command groups defined in their own modules register here, one import each ----
-# (scope reads)
-
-# (writes and reviews)
-
-# (governed layer: revetly rag)
-from revetly_cli import rag_commands  # noqa: E402,F401
-
-# ---- end of command groups ----
+# Command groups defined in their own modules register themselves on `app` when imported.
+from revetly_cli import (  # noqa: E402,F401
+    rag_commands,  # revetly rag …: the governed layer
+    write_commands,  # review, status-set, decide, note
+)
 
 
 def main() -> None:

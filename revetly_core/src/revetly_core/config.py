@@ -218,6 +218,12 @@ class IndexSection(_Strict):
     backend: Literal["fts5", "whoosh"] = "fts5"
 
 
+class AuthSection(_Strict):
+    """[auth]: who may approve what (the writes' approver floor reads approver_may_draft)."""
+
+    approver_may_draft: bool = False
+
+
 RANKING_SIGNALS = ("exact-id", "recency", "provenance", "link-count", "kind", "superseded")
 
 
@@ -233,6 +239,7 @@ class Config(_Strict):
     ranking: dict[str, float] = Field(default_factory=dict)
     read: ReadSection = Field(default_factory=ReadSection)
     index: IndexSection = Field(default_factory=IndexSection)
+    auth: AuthSection = Field(default_factory=AuthSection)
 
     @field_validator("ranking")
     @classmethod
