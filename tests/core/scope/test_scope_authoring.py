@@ -77,3 +77,17 @@ def test_a_budget_cut_names_the_cut_statements_and_keeps_one(
     assert payload_bytes(out) <= 5000
     assert out["binding"]["statements"]
     assert out["binding"]["truncated_ids"] or out["binding"].get("truncated_ids_more")
+
+
+def test_a_failed_topic_gather_keeps_the_walks_statements_and_says_why(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from revetly_core.refusal import Refusal
+
+    def fails(*_args: Any, **_kw: Any) -> Any:
+        raise Refusal("not-synced", "the keyword index is missing or torn", "run `revetly sync`")
+
+    monkeypatch.setattr(authoring, "match_topic", fails)
+    out = bundle(corpus)
+    assert out["binding"]["topic_error"]["code"] == "not-synced"
+    assert out["binding"]["statements"]
