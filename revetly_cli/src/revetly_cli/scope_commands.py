@@ -38,6 +38,9 @@ def binding(
     path: Annotated[
         str | None, typer.Option("--path", "-p", help="A file in a declared code repository.")
     ] = None,
+    depth: Annotated[
+        int | None, typer.Option("--depth", help="Levels of the branch beneath to walk.")
+    ] = None,
     instance: InstanceOpt = None,
     project: ProjectOpt = None,
     limit: LimitOpt = None,
@@ -46,8 +49,8 @@ def binding(
     """The twin of get_scope(question='binding'): what already binds an artifact, a topic or
     a file (which stories and decisions are behind it)."""
     payload = _run(lambda: Engine.open(instance).get_scope(
-        "binding", artifact_id=artifact_id, topic=topic, path=path, project=project,
-        limit=limit), as_json)
+        "binding", artifact_id=artifact_id, topic=topic, path=path, depth=depth,
+        project=project, limit=limit), as_json)
     _show_scope(payload, as_json, "render_binding")
 
 

@@ -78,3 +78,11 @@ def test_a_date_is_midnight_utc_and_the_window_is_half_open() -> None:
     assert not window.holds(None)
     assert parse_when("since", None) is None
     assert Window(None, None).bounded is False
+
+
+def test_path_does_not_combine_with_depth(corpus: Corpus) -> None:
+    assert refused(corpus, path="src/app/csv_export.py", depth=1).extra["argument"] == "depth"
+
+
+def test_a_negative_depth_is_refused(corpus: Corpus) -> None:
+    assert refused(corpus, artifact_id="STORY-0003", depth=-1).extra["argument"] == "depth"

@@ -189,3 +189,11 @@ def test_a_topic_of_stopwords_and_short_words_matches_nothing_and_says_why(corpu
     out = corpus.binding(topic="the of an to")
     assert out["scope"]["matched"] == []
     assert "stopword" in out["scope"]["note"]
+
+
+def test_depth_narrows_the_branch_beneath(corpus: Corpus) -> None:
+    whole = corpus.rows(artifact_id="FEAT-0002")
+    shallow = corpus.binding(artifact_id="FEAT-0002", depth=1)
+    rows = {s["artifact_id"]: s for s in shallow["statements"]}
+    assert "DEC-0012" in whole and "DEC-0012" not in rows  # TASK-0005 is two levels down
+    assert "DEC-0010" in rows and shallow["scope"]["depth"] == 1
