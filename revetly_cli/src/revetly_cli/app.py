@@ -253,6 +253,7 @@ def serve(
 # Command groups defined in their own modules register themselves on `app` when imported.
 from revetly_cli import (  # noqa: E402,F401
     rag_commands,  # revetly rag …: the governed layer
+    scope_commands,  # binding, drift, deltas, author
     write_commands,  # review, status-set, decide, note
 )
 
