@@ -201,3 +201,16 @@ def test_an_unreadable_source_degrades_the_pass_and_is_named_by_check(tmp_path: 
     problems = inst.check()["problems"]
     assert [p["code"] for p in problems] == ["source-unreadable"]
     assert problems[0]["path"] == "backlog-md/gone"
+
+
+def test_binding_over_a_task_serves_its_decision_and_marks_the_superseded_one(
+    tally: tuple[Path, Engine],
+) -> None:
+    _, engine = tally
+    statements = engine.get_scope("binding", artifact_id="BACK-7")["statements"]
+    ids = [s["artifact_id"] for s in statements]
+    assert ids[0] == "DECISION-4"  # references decision-3, which decision-4 superseded
+    assert statements[0]["bears_on"] == "BACK-7"
+    old = next(s for s in statements if s["artifact_id"] == "DECISION-3")
+    assert old["superseded_by"] == ["DECISION-4"]
+    assert ids.index("DECISION-3") > ids.index("DECISION-4")
