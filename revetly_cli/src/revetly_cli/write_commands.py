@@ -6,7 +6,7 @@ with decided_via 'cli' (the terminal is the person's, so the gate is enforced).
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -64,6 +64,15 @@ def review_show(
     _show(_run(lambda: engine.show_review(review_id), as_json), as_json, "render_review")
 
 
+def _answer(review_id: str, decision: Literal["approve", "reject"], reason: str | None,
+            instance: str | None, as_json: bool) -> None:
+    """A terminal answer to a review: resolve_review with decided_via cli."""
+    engine = _engine(instance, as_json)
+    payload = _run(lambda: engine.resolve_review(review_id, decision, reason,
+                                                 decided_via="cli"), as_json)
+    _show(payload, as_json, "render_answer")
+
+
 @review_app.command("approve")
 def review_approve(
     review_id: Annotated[str, typer.Argument(help="REV-… id")],
@@ -72,10 +81,7 @@ def review_approve(
     as_json: JsonOpt = False,
 ) -> None:
     """Approve a draft: the story is written and committed under your name (REVETLY_REVIEWER)."""
-    engine = _engine(instance, as_json)
-    payload = _run(lambda: engine.resolve_review(review_id, "approve", reason,
-                                                 decided_via="cli"), as_json)
-    _show(payload, as_json, "render_answer")
+    _answer(review_id, "approve", reason, instance, as_json)
 
 
 @review_app.command("reject")
@@ -86,10 +92,7 @@ def review_reject(
     as_json: JsonOpt = False,
 ) -> None:
     """Reject a draft: nothing is written and the reason is kept on the review."""
-    engine = _engine(instance, as_json)
-    payload = _run(lambda: engine.resolve_review(review_id, "reject", reason,
-                                                 decided_via="cli"), as_json)
-    _show(payload, as_json, "render_answer")
+    _answer(review_id, "reject", reason, instance, as_json)
 
 
 @review_app.command("withdraw")
