@@ -116,6 +116,7 @@ def test_bad_lines_are_answered_and_the_server_keeps_serving(synced_instance: Pa
         assert not_a_name["id"] == 9 and not_a_name["error"]["code"] == -32602
         health = server.ask(_call(10, "context_health", {}))
         assert health["id"] == 10 and "corpus_revision" in health["result"]["structuredContent"]
+        assert [n["method"] for n in server.notifications] == ["notifications/tools/list_changed"]
     finally:
         assert server.close() == 0
 
