@@ -49,3 +49,4 @@ def bench(session: nox.Session) -> None:
     session.install(*PACKAGES)
     session.run("python", "bench/bench_pass.py", *session.posargs)
     session.run("python", "bench/bench_reads.py", *session.posargs)
+    session.run("python", "bench/bench_mcp.py", *session.posargs)
