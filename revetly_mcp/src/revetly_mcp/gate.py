@@ -103,20 +103,18 @@ class GateRenderer:
         self.server = server
 
     def session_arguments(self, name: str, rctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
-        """What a write or reviewer call carries about this connection (gate, session, channel)."""
+        """What a gated or reviewer call carries about this connection: the gate core chose,
+        the session it came from, and the channel a decision arrives on."""
         from revetly_core.surface import tool_spec
 
         spec = tool_spec(name)
-        if spec.kind == "read":
-            return {}
-        sid = self.server.sessions.state(rctx).session_id
         if spec.opens_review:
-            return {"gate": declaration_of(rctx).gate, "session_id": sid}
-        if spec.app_only and name != "review_state":
-            return {"decided_via": "mcp-app", "session_id": sid}
-        if spec.app_only:
-            return {}
-        return {"session_id": sid}
+            return {"gate": declaration_of(rctx).gate,
+                    "session_id": self.server.sessions.state(rctx).session_id}
+        if spec.app_only and not spec.read_only:
+            return {"decided_via": "mcp-app",
+                    "session_id": self.server.sessions.state(rctx).session_id}
+        return {}
 
     # ------------------------------------------------------------------ the dialog
     async def gated(self, name: str, ctx: Context, **arguments: Any) -> CallToolResult | InputRequiredResult:
