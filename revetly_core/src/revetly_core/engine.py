@@ -139,4 +139,50 @@ class Engine:
 
     # ---- scope reads (get_scope, get_authoring_context): add them below this line ----
 
+    def _scope_context(self, store: Store) -> Any:
+        from revetly_core.scope.context import ScopeContext
+        from revetly_core.scope.path_history import PathHistoryCache
+
+        if not hasattr(self, "_path_cache"):
+            self._path_cache = PathHistoryCache()
+        return ScopeContext(self.config, store, self.index, self.graphs.get(store), self.root,
+                            self._path_cache)
+
+    def get_scope(
+        self,
+        question: str = "binding",
+        *,
+        artifact_id: str | None = None,
+        topic: str | None = None,
+        path: str | None = None,
+        project: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        clock: str | None = None,
+        limit: int | None = None,
+    ) -> dict[str, Any]:
+        """binding (artifact_id | topic | path), drift or deltas over one scope."""
+        from revetly_core.scope import get_scope
+
+        store = self._store()
+        try:
+            return get_scope(self._scope_context(store), question, artifact_id=artifact_id,
+                             topic=topic, path=path, project=project, since=since, until=until,
+                             clock=clock, limit=limit)
+        finally:
+            store.close()
+
+    def get_authoring_context(
+        self, topic: str, *, limit: int | None = None, project: str | None = None
+    ) -> dict[str, Any]:
+        """The bundle to draft from: nearest backlog, related material, and what binds it."""
+        from revetly_core.scope import get_authoring_context
+
+        store = self._store()
+        try:
+            return get_authoring_context(self._scope_context(store), topic, limit=limit,
+                                         project=project)
+        finally:
+            store.close()
+
     # ---- end of scope reads ----

@@ -1,0 +1,275 @@
+"""get_scope(question='binding', path=...): which stories and decisions are behind a file.
+
+The path's history is read from each declared commits repository at query time (renames
+followed). Each commit is resolved two ways: the ids its message names, and the delivery
+records whose implemented_by names it. Stories are weighed over the commits; decisions are
+the notes the leading stories and their delivery records cite or are cited by.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from revetly_core.config import CommitsConnector, Config
+from revetly_core.ids import IdFinder, IdKey
+from revetly_core.model import WORK_ITEM_TYPES
+from revetly_core.scope.arguments import invalid
+from revetly_core.scope.binding import artifacts_by_id
+from revetly_core.scope.gather import is_statement, neighbours
+from revetly_core.scope.path_history import PathCommit, PathHistoryCache
+from revetly_core.store.db import Store
+
+SUBJECT_WEIGHT = 1.0
+BODY_WEIGHT = 0.5
+DELIVERY_WEIGHT = 1.0
+FIRST_STORY_WEIGHT = 3.0
+STORIES_LISTED = 5
+DECISIONS_LISTED = 5
+LEADING_FOR_BINDING = 3
+NO_REPOSITORIES = "this instance declares no commits repository ([[connectors.commits]])"
+NO_HISTORY = "no declared repository has history for this path"
+
+
+@dataclass(frozen=True)
+class RepoPath:
+    """A declared repository and the path as written relative to its root."""
+
+    name: str
+    folder: Path
+    path: str
+
+
+def repo_folder(root: Path, settings: CommitsConnector) -> Path:
+    """A declared repository's folder, resolved against the instance root."""
+    folder = Path(settings.path).expanduser()
+    return folder if folder.is_absolute() else (root / folder).resolve()
+
+
+def _inside(rel: str) -> bool:
+    return rel not in ("", ".") and not rel.startswith("../") and rel != ".."
+
+
+def resolve_path(config: Config, root: Path, path: str) -> list[RepoPath]:
+    """The path in each repository it can name: relative to the root, or prefixed with the
+    repository's name or declared path; an absolute path names the repository holding it.
+    A path no declared repository can hold is refused."""
+    out: list[RepoPath] = []
+    for settings in config.connectors.commits:
+        folder = repo_folder(root, settings)
+        candidates: list[str] = []
+        if os.path.isabs(path):
+            rel = posixpath.normpath(Path(os.path.relpath(path, folder)).as_posix())
+            candidates.append(rel)
+        else:
+            written = posixpath.normpath(path.replace("\\", "/"))
+            for prefix in (settings.name, posixpath.normpath(settings.path)):
+                if written.startswith(prefix.rstrip("/") + "/"):
+                    candidates.append(written[len(prefix.rstrip("/")) + 1:])
+            candidates.append(written)
+        inside = [c for c in candidates if _inside(c)]
+        if inside:
+            out.append(RepoPath(settings.name, folder, inside[0]))
+    if not out:
+        raise invalid("path", f"{path!r} lies outside every declared repository",
+                      "pass a path inside a [[connectors.commits]] repository, relative to its "
+                      "root or prefixed with its name", "path-outside-repositories")
+    return out
+
+
+@dataclass
+class StoryWeight:
+    """What the path's history says about one story."""
+
+    artifact_id: str
+    weight: float = 0.0
+    commits: int = 0
+    last: str = ""
+    subject: int = 0
+    body: int = 0
+    delivered: int = 0
+    records: set[str] = field(default_factory=set)
+    brought_in: str | None = None
+
+
+def weigh_commits(
+    store: Store, config: Config, commits: list[PathCommit]
+) -> dict[str, StoryWeight]:
+    """Subject 1, body ½, delivery record +1 per commit; +3 for the file's first story."""
+    finder = IdFinder(config.ids.families)
+    keys_in: list[tuple[list[IdKey], list[IdKey]]] = []
+    wanted: set[str] = set()
+    for c in commits:
+        subj = finder.keys(c.subject)
+        body = [k for k in finder.keys(c.body) if k not in subj]
+        keys_in.append((subj, body))
+        wanted.update(f"{k.family}:{k.number}" for k in subj + body)
+    held = store.ids_for_keys(sorted(wanted))
+    shas = [c.sha for c in commits]
+    delivered: dict[str, list[tuple[str, str]]] = {}
+    for start in range(0, len(shas), 500):
+        part = shas[start : start + 500]
+        marks = ",".join("?" * len(part))
+        for record, sha, story in store.conn.execute(
+            f"SELECT l.src, l.dst, d.dst FROM links l JOIN artifacts a ON a.id=l.src "
+            f"JOIN links d ON d.src=l.src AND d.relation='delivers' AND d.invalid_at IS NULL "
+            f"WHERE l.relation='implemented_by' AND l.invalid_at IS NULL AND a.deleted=0 "
+            f"AND l.dst IN ({marks}) ORDER BY l.src", tuple(part)):
+            delivered.setdefault(sha, []).append((record, story))
+    ids = sorted(set(held.values()) | {s for v in delivered.values() for _, s in v})
+    arts = artifacts_by_id(store, ids)
+    stories = {i for i, a in arts.items() if a.type in WORK_ITEM_TYPES and not a.deleted}
+
+    weights: dict[str, StoryWeight] = {}
+    first_naming: tuple[PathCommit, list[str]] | None = None
+    for c, (subj, body) in zip(commits, keys_in, strict=True):
+        in_subject = [held[k] for k in (f"{k.family}:{k.number}" for k in subj) if k in held]
+        in_body = [held[k] for k in (f"{k.family}:{k.number}" for k in body) if k in held]
+        in_subject = [s for s in dict.fromkeys(in_subject) if s in stories]
+        in_body = [s for s in dict.fromkeys(in_body) if s in stories and s not in in_subject]
+        touched: set[str] = set()
+        for sid in in_subject:
+            w = weights.setdefault(sid, StoryWeight(sid))
+            w.weight += SUBJECT_WEIGHT
+            w.subject += 1
+            touched.add(sid)
+        for sid in in_body:
+            w = weights.setdefault(sid, StoryWeight(sid))
+            w.weight += BODY_WEIGHT
+            w.body += 1
+            touched.add(sid)
+        for record, sid in delivered.get(c.sha, []):
+            if sid not in stories:
+                continue
+            w = weights.setdefault(sid, StoryWeight(sid))
+            w.weight += DELIVERY_WEIGHT
+            w.delivered += 1
+            w.records.add(record)
+            touched.add(sid)
+        for sid in touched:
+            w = weights[sid]
+            w.commits += 1
+            w.last = max(w.last, c.at)
+        if in_subject or in_body:
+            first_naming = (c, in_subject + in_body)  # commits run newest first: the last wins
+    if first_naming is not None:
+        commit, named = first_naming
+        for sid in named:
+            weights[sid].weight += FIRST_STORY_WEIGHT
+            weights[sid].brought_in = commit.sha
+    return weights
+
+
+def rank_stories(weights: dict[str, StoryWeight]) -> list[StoryWeight]:
+    """Heaviest first; a tie goes to the more recent commit, then the lower id."""
+    by_id = sorted(weights.values(), key=lambda w: w.artifact_id)
+    newest = sorted(by_id, key=lambda w: w.last, reverse=True)
+    return sorted(newest, key=lambda w: -w.weight)
+
+
+def story_why(w: StoryWeight) -> str:
+    """One line saying why a story is behind the file."""
+    parts = []
+    if w.subject:
+        parts.append(f"named in {w.subject} commit subject{'s' if w.subject > 1 else ''}")
+    if w.body:
+        parts.append(f"named in {w.body} commit bod{'ies' if w.body > 1 else 'y'}")
+    if w.delivered:
+        parts.append(f"delivered by {', '.join(sorted(w.records))}")
+    if w.brought_in:
+        parts.append(f"the commit that brought the file in names it ({w.brought_in[:7]})")
+    return "; ".join(parts)
+
+
+def names_file(text: str, path: str) -> bool:
+    """True when prose names the file: its path, its file name, or its dotted module."""
+    base = posixpath.basename(path)
+    module = re.sub(r"\.py$", "", path).replace("/", ".")
+    tail = module.split(".", 1)[-1] if module.startswith("src.") else module
+    return any(p and p in text for p in (path, base, tail if "." in tail else ""))
+
+
+def rank_decisions(
+    store: Store, graph: Any, leading: list[str], paths: list[str]
+) -> list[dict[str, Any]]:
+    """Notes the leading stories and their delivery records cite or are cited by."""
+    linked: dict[str, set[str]] = {}
+    for sid in leading:
+        records = sorted(src for src, _, d in graph.in_edges(sid, data=True)
+                         if d.get("relation") == "delivers")
+        reachers = [sid, *records]
+        for node in reachers:
+            for far, _method in neighbours(graph, node):
+                if is_statement(graph, far):
+                    linked.setdefault(far, set()).add(sid)
+    if not linked:
+        return []
+    arts = artifacts_by_id(store, sorted(linked))
+    place = {sid: i for i, sid in enumerate(leading)}
+    rows = []
+    for nid, via in linked.items():
+        a = arts.get(nid)
+        if a is None:
+            continue
+        naming = any(names_file(a.title + "\n" + a.body, p) for p in paths)
+        rows.append((not naming, -len(via), min(place[s] for s in via), a,
+                     sorted(via, key=lambda s: place[s])))
+    by_id = sorted(rows, key=lambda r: r[3].id)
+    newest = sorted(by_id, key=lambda r: r[3].created_at or "", reverse=True)
+    ordered = sorted(newest, key=lambda r: r[:3])
+    out = []
+    for not_naming, _n, _p, a, cited in ordered[:DECISIONS_LISTED]:
+        why = ("names the file; " if not not_naming else "") + f"linked to {', '.join(cited)}"
+        out.append({"artifact_id": a.id, "title": a.title, "kind": a.type, "why": why})
+    return out
+
+
+def behind_path(
+    config: Config, store: Store, graph: Any, root: Path, path: str, cache: PathHistoryCache
+) -> tuple[dict[str, Any], list[str]]:
+    """The path block, behind, more_ranked (or an empty behind with a reason), and the ids of
+    the leading stories the binding statements are gathered over."""
+    if not config.connectors.commits:
+        return {"path": {"path": path, "repos": []}, "behind": [], "reason": NO_REPOSITORIES}, []
+    located = resolve_path(config, root, path)
+    repos = []
+    commits: list[PathCommit] = []
+    for rp in located:
+        history = cache.history(rp.folder, rp.path)
+        if not history:
+            continue
+        names = sorted({c.path for c in history if c.path != rp.path})
+        entry: dict[str, Any] = {"repository": rp.name, "path": rp.path,
+                                 "commits": len(history), "first": history[-1].at,
+                                 "last": history[0].at}
+        if names:
+            entry["renamed_from"] = names
+        repos.append(entry)
+        commits.extend(history)
+    block: dict[str, Any] = {"path": {"path": path, "repos": repos}}
+    if not commits:
+        block["behind"] = []
+        block["reason"] = NO_HISTORY
+        return block, []
+    commits.sort(key=lambda c: (c.at, c.sha), reverse=True)
+    ranked = rank_stories(weigh_commits(store, config, commits))
+    leading = ranked[:STORIES_LISTED]
+    arts = artifacts_by_id(store, [w.artifact_id for w in leading])
+    behind: list[dict[str, Any]] = []
+    for w in leading:
+        a = arts[w.artifact_id]
+        behind.append({"artifact_id": a.id, "title": a.title, "kind": a.type,
+                       "why": story_why(w), "commits": w.commits, "last": w.last,
+                       "weight": w.weight})
+    paths = sorted({c.path for c in commits})
+    behind.extend(rank_decisions(store, graph, [w.artifact_id for w in leading], paths))
+    block["behind"] = behind
+    if not behind:
+        block["reason"] = "the commits touching this path name no story held in CONTEXT"
+    block["more_ranked"] = max(0, len(ranked) - STORIES_LISTED)
+    return block, [w.artifact_id for w in ranked[:LEADING_FOR_BINDING]]
+

@@ -1,0 +1,204 @@
+"""get_scope(question='drift'): per delivered item, what was asked against what shipped.
+
+Everything served is stated: verdicts as whoever shipped gave them, criteria as the delivery
+record quoted them (else the item's own list), the record-to-item link a declared delivers
+edge, and the declared hierarchy. Nothing here is inferred.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from revetly_core.markdown.criteria import criteria_fingerprint
+from revetly_core.model import Artifact
+from revetly_core.reads.budget import Cut
+from revetly_core.reads.envelope import ProjectScope
+from revetly_core.scope.arguments import Window
+from revetly_core.scope.context import ScopeContext
+from revetly_core.scope.members import walk_members
+from revetly_core.store.db import row_to_artifact
+
+DRIFT_CUTS = [
+    Cut(("clean",), "clean_truncated"),
+    Cut(("no_criteria_declared",), "no_criteria_declared_truncated"),
+    Cut(("done_without_record",), "done_without_record_truncated"),
+    Cut(("delivered",), "delivered_truncated"),
+    Cut(("departures",), "truncated_departures"),
+]
+QUOTED_HEADING = re.compile(r"^#{1,6}\s+criteria\s+(?:at|as)\s+deliver", re.IGNORECASE)
+_ITEM = re.compile(r"^\s{0,3}(?:[-*]|\d+[.)])\s+(.*)$")
+_TRAILING_VERDICT = re.compile(r"\s*\((?:met|partial|not-met)(?:;[^)]*)?\)\s*$")
+DEPARTING = ("partial", "not-met")
+SHIPPED_TYPES = ("story", "task", "bug")
+"""Types a delivery record is written for; a done epic or feature ships through its children."""
+
+
+def quoted_criteria(record: Artifact) -> list[str] | None:
+    """The criteria a delivery record quotes: its 'Criteria at delivery' list, or a
+    frontmatter criteria list; None when the record quotes none."""
+    declared = record.metadata.get("criteria")
+    if isinstance(declared, list) and declared:
+        return [str(c) for c in declared]
+    lines = record.body.splitlines()
+    for i, line in enumerate(lines):
+        if QUOTED_HEADING.match(line):
+            items = []
+            for follow in lines[i + 1:]:
+                if follow.startswith("#"):
+                    break
+                m = _ITEM.match(follow)
+                if m:
+                    items.append(_TRAILING_VERDICT.sub("", m.group(1)).strip())
+            return items or None
+    return None
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One delivery record against one item, read as drift reads it."""
+
+    record: Artifact
+    item: Artifact
+
+
+def verdict_rows(record: Artifact) -> dict[int, dict[str, Any]]:
+    """criterion position -> the verdict the record states for it."""
+    out: dict[int, dict[str, Any]] = {}
+    for v in record.metadata.get("verdicts", []) or []:
+        if isinstance(v, dict) and isinstance(v.get("criterion"), int):
+            out.setdefault(v["criterion"], v)
+    return out
+
+
+def classify(d: Delivery) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The delivered row and its departures: clean, departures or no_criteria_declared."""
+    quoted = quoted_criteria(d.record)
+    criteria = quoted if quoted is not None else list(d.item.criteria)
+    verdicts = verdict_rows(d.record)
+    departures: list[dict[str, Any]] = []
+    for pos, text in enumerate(criteria, start=1):
+        v = verdicts.get(pos)
+        if v is None or v.get("verdict") in DEPARTING:
+            row: dict[str, Any] = {
+                "artifact_id": d.item.id, "record": d.record.id, "criterion": pos,
+                "text": text, "verdict": v.get("verdict") if v else "unruled",
+                "criterion_declared": True,
+            }
+            if v and v.get("note"):
+                row["note"] = v["note"]
+            if quoted is not None and (pos > len(d.item.criteria) or criteria_fingerprint(
+                    d.item.criteria[pos - 1]) != criteria_fingerprint(text)):
+                row["reworded_since"] = True
+            departures.append(row)
+    for pos in sorted(p for p in verdicts if p > len(criteria)):
+        v = verdicts[pos]
+        if v.get("verdict") in DEPARTING or not criteria:
+            row = {"artifact_id": d.item.id, "record": d.record.id, "criterion": pos,
+                   "verdict": v.get("verdict"), "criterion_declared": False}
+            if v.get("note"):
+                row["note"] = v["note"]
+            departures.append(row)
+    if not criteria:
+        state = "no_criteria_declared"
+    elif departures:
+        state = "departures"
+    else:
+        state = "clean"
+    delivered = {
+        "artifact_id": d.item.id, "title": d.item.title, "status": d.item.status,
+        "record": d.record.id, "delivered_at": d.record.created_at, "clock": "source",
+        "criteria": len(criteria),
+        "criteria_from": "record" if quoted is not None else "item",
+        "ruled": sum(1 for p in range(1, len(criteria) + 1) if p in verdicts),
+        "state": state,
+    }
+    if d.record.metadata.get("delivered_by"):
+        delivered["delivered_by"] = d.record.metadata["delivered_by"]
+    return delivered, departures
+
+
+def _items(ctx: ScopeContext, scope: ProjectScope, root: str | None) -> dict[str, Artifact]:
+    """The work items drift reads: the project's own, or the branch beneath an artifact."""
+    if root is not None:
+        members = walk_members(ctx.graph, [root])
+        ids = [m for m, v in members.by_id.items() if v.position in ("own", "beneath")]
+        from revetly_core.scope.binding import artifacts_by_id
+
+        return {i: a for i, a in artifacts_by_id(ctx.store, ids).items()
+                if a.kind == "work-item" and not a.deleted}
+    return {
+        r["id"]: row_to_artifact(r) for r in ctx.store.conn.execute(
+            "SELECT * FROM artifacts WHERE kind='work-item' AND deleted=0 AND project=? "
+            "ORDER BY id", (scope.name,))
+    }
+
+
+def _records(ctx: ScopeContext, items: dict[str, Artifact]) -> list[Delivery]:
+    out: list[Delivery] = []
+    for r in ctx.store.conn.execute(
+        "SELECT a.*, l.dst AS delivers_id FROM links l JOIN artifacts a ON a.id = l.src "
+        "WHERE l.relation='delivers' AND l.invalid_at IS NULL AND a.deleted=0 "
+        "ORDER BY a.id, l.dst"):
+        item = items.get(r["delivers_id"])
+        if item is not None:
+            out.append(Delivery(row_to_artifact(r), item))
+    return out
+
+
+def _capped(rows: list[Any], limit: int) -> tuple[list[Any], dict[str, Any] | None]:
+    if len(rows) <= limit:
+        return rows, None
+    return rows[:limit], {"reason": "limit", "total": len(rows), "listed": limit,
+                          "note": "narrow by a window or an artifact_id, or raise limit"}
+
+
+def drift(ctx: ScopeContext, scope: ProjectScope, root: str | None, window: Window,
+          limit: int) -> dict[str, Any]:
+    """What was asked against what shipped, for every delivered item in the scope."""
+    items = _items(ctx, scope, root)
+    every = _records(ctx, items)
+    deliveries = [d for d in every if not window.bounded or window.holds(d.record.created_at)]
+    recorded = {d.item.id for d in every}
+    delivered: list[dict[str, Any]] = []
+    departures: list[dict[str, Any]] = []
+    for d in deliveries:
+        row, departs = classify(d)
+        delivered.append(row)
+        departures.extend(departs)
+    delivered.sort(key=lambda r: (r["delivered_at"] or "", r["artifact_id"], r["record"]),
+                   reverse=True)
+    without = [
+        {"artifact_id": a.id, "title": a.title, "status": a.status,
+         "flipped_at": a.source_updated_at, "clock": "source"}
+        for a in items.values()
+        if a.status == "done" and a.id not in recorded and a.type in SHIPPED_TYPES
+        and (not window.bounded or window.holds(a.source_updated_at))
+    ]
+    without.sort(key=lambda r: (r["flipped_at"] or "", r["artifact_id"]), reverse=True)
+    no_criteria = [{"artifact_id": r["artifact_id"], "record": r["record"]}
+                   for r in delivered if r["state"] == "no_criteria_declared"]
+    clean = [r["artifact_id"] for r in delivered if r["state"] == "clean"]
+    payload: dict[str, Any] = {
+        "question": "drift",
+        "scope": {"kind": "artifact", "artifact_id": root} if root else {"kind": "project"},
+        "window": window.payload("source"),
+        "provenance": {"inferred": False},
+        "counts": {
+            "delivered": len(delivered),
+            "clean": len(clean),
+            "with_departures": sum(1 for r in delivered if r["state"] == "departures"),
+            "no_criteria_declared": len(no_criteria),
+            "done_without_record": len(without),
+            "departures": len(departures),
+        },
+    }
+    for key, rows in (("delivered", delivered), ("departures", departures),
+                      ("done_without_record", without), ("no_criteria_declared", no_criteria),
+                      ("clean", clean)):
+        listed, report = _capped(rows, limit)
+        payload[key] = listed
+        if report is not None:
+            payload[f"{key}_truncated" if key != "departures" else "truncated_departures"] = report
+    return payload

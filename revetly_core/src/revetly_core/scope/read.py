@@ -1,0 +1,130 @@
+"""get_scope: three questions against one scope — binding, drift and deltas."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from revetly_core.reads.artifact import _check_id, _lookup, _not_found
+from revetly_core.reads.budget import Cut, fit, read_budget
+from revetly_core.reads.envelope import ProjectScope, envelope, resolve_project
+from revetly_core.refusal import Refusal
+from revetly_core.scope.arguments import (
+    check_clock,
+    check_limit,
+    check_one_scope,
+    check_path,
+    check_question,
+    check_topic,
+    check_window,
+    invalid,
+)
+from revetly_core.scope.binding import bind, statements_block
+from revetly_core.scope.context import ScopeContext
+from revetly_core.scope.members import walk_members
+from revetly_core.scope.topic import match_topic
+
+BINDING_CUTS = [Cut(("scope", "members"), "members_truncated"),
+                Cut(("statements",), "statements_truncated")]
+
+
+def scope_root(ctx: ScopeContext, artifact_id: object, scope: ProjectScope) -> str:
+    """The artifact a scope is rooted at, checked: held, and reachable from the project."""
+    wanted = _check_id(artifact_id)
+    a = _lookup(ctx.store, wanted)
+    if a is None:
+        raise _not_found(wanted)
+    if a.project not in scope.reach:
+        raise Refusal("not-found", f"{a.id} is not held by project {scope.name} nor by a "
+                      "project it imports", f"pass project={a.project!r} to read it there",
+                      {"artifact_id": a.id, "project": scope.name})
+    return a.id
+
+
+def binding_for_roots(
+    ctx: ScopeContext, roots: list[str], limit: int, scope_block: dict[str, Any], *,
+    words: list[str] | None = None, topic_matched: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
+    """Walk the members from these roots and serve what binds them."""
+    members = walk_members(ctx.graph, roots)
+    result = bind(ctx.store, ctx.graph, members, words=words, topic_matched=topic_matched)
+    return statements_block(ctx.store, members, result, limit, scope_block)
+
+
+def binding(ctx: ScopeContext, scope: ProjectScope, *, artifact_id: object, topic: object,
+            path: object, limit: int) -> dict[str, Any]:
+    """question='binding' over an artifact, a topic or a path."""
+    if path not in (None, ""):
+        from revetly_core.scope.behind import behind_path
+
+        block, leading = behind_path(ctx.config, ctx.store, ctx.graph, ctx.root,
+                                     check_path(path), ctx.path_cache)
+        scope_block: dict[str, Any] = {"kind": "path", "roots": leading}
+        body = binding_for_roots(ctx, leading, limit, scope_block)
+        return {"question": "binding", **block, **body}
+    if topic not in (None, ""):
+        text = check_topic(topic)
+        matched = match_topic(ctx.config, ctx.store, ctx.index, text, scope)
+        scope_block = {"topic": text, **matched.payload()}
+        roots = [m.artifact_id for m in matched.matched]
+        topic_matched = frozenset(m.artifact_id for m in matched.matched
+                                  if m.artifact_type in ("decision", "constraint", "assumption"))
+        body = binding_for_roots(ctx, roots, limit, scope_block, words=matched.words,
+                                 topic_matched=topic_matched)
+        return {"question": "binding", **body}
+    if artifact_id in (None, ""):
+        raise invalid("artifact_id", "binding needs a scope: an artifact_id, a topic or a path",
+                      "pass artifact_id='STORY-0014', topic='invoice export' or "
+                      "path='src/billing/export.py'", "no-scope")
+    root = scope_root(ctx, artifact_id, scope)
+    scope_block = {"kind": "artifact", "artifact_id": root}
+    return {"question": "binding", **binding_for_roots(ctx, [root], limit, scope_block)}
+
+
+def get_scope(
+    ctx: ScopeContext,
+    question: object = "binding",
+    *,
+    artifact_id: object = None,
+    topic: object = None,
+    path: object = None,
+    project: str | None = None,
+    since: object = None,
+    until: object = None,
+    clock: object = None,
+    limit: object = None,
+) -> dict[str, Any]:
+    """Answer one of the three scope questions; every bad argument is refused by name."""
+    asked = check_question(question)
+    check_one_scope(artifact_id, topic, path)
+    budget = read_budget(ctx.config.read.budget)
+    if asked == "binding":
+        if since not in (None, "") or until not in (None, "") or clock not in (None, ""):
+            name = "since" if since else "until" if until else "clock"
+            raise invalid(name, f"{name} is a window argument; binding takes none",
+                          "drop the window, or ask question='deltas' or 'drift'")
+        scope = resolve_project(ctx.config, project, with_imports=True)
+        payload = binding(ctx, scope, artifact_id=artifact_id, topic=topic, path=path,
+                          limit=check_limit(limit))
+        payload.update(envelope(ctx.config, ctx.store, scope))
+        return fit(payload, BINDING_CUTS, budget)
+    if topic not in (None, "") or path not in (None, ""):
+        name = "topic" if topic else "path"
+        raise invalid(name, f"{asked} is asked of the whole project or of one artifact's "
+                      f"branch, not of a {name}", f"pass artifact_id, or nothing, with {asked}")
+    window = check_window(since, until)
+    scope = resolve_project(ctx.config, project, with_imports=artifact_id not in (None, ""))
+    root = None if artifact_id in (None, "") else scope_root(ctx, artifact_id, scope)
+    if asked == "drift":
+        from revetly_core.scope.drift import DRIFT_CUTS, drift
+
+        if clock not in (None, ""):
+            raise invalid("clock", "drift reads the times records state; it takes no clock",
+                          "drop clock, or ask question='deltas'")
+        payload = drift(ctx, scope, root, window, check_limit(limit))
+        payload.update(envelope(ctx.config, ctx.store, scope))
+        return fit(payload, DRIFT_CUTS, budget)
+    from revetly_core.scope.deltas import DELTAS_CUTS, deltas
+
+    payload = deltas(ctx, scope, root, window, check_clock(clock), check_limit(limit))
+    payload.update(envelope(ctx.config, ctx.store, scope))
+    return fit(payload, DELTAS_CUTS, budget)
