@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 from revetly_mcp.server import build_server
 
-from revetly_core import Engine
+from revetly_core import Engine, Refusal
 
 pytestmark = pytest.mark.anyio
 
@@ -44,3 +44,24 @@ async def test_every_read_matches_its_cli_twin(acme: Path) -> None:
             printed = _cli(acme, argv)
             assert result.structured_content == json.loads(printed), tool
             assert result.content[0].text == printed.rstrip("\n"), tool  # type: ignore[union-attr]
+
+
+SCOPE_CASES: list[tuple[str, dict[str, Any]]] = [
+    ("get_scope", {"question": "binding", "artifact_id": "STORY-001"}),
+    ("get_scope", {"question": "drift"}),
+    ("get_scope", {"question": "deltas", "since": "2025-05-01"}),
+    ("get_scope", {"question": "nope"}),
+    ("get_authoring_context", {"topic": "invoice pdf"}),
+]
+
+
+async def test_the_scope_reads_serve_the_engine_payload(acme: Path) -> None:
+    engine = Engine.open(acme)
+    async with Client(build_server(engine), mode="legacy") as client:
+        for tool, arguments in SCOPE_CASES:
+            result = await client.call_tool(tool, arguments)
+            try:
+                expected = getattr(engine, tool)(**arguments)
+            except Refusal as refusal:  # the tool serves the refusal's payload
+                expected = refusal.payload()
+            assert result.structured_content == json.loads(json.dumps(expected)), tool

@@ -110,10 +110,26 @@ class RevetlyServer:
                                 pbi_type=pbi_type, limit=limit, cursor=cursor, project=project,
                                 deleted=deleted)
 
+        async def get_scope(ctx: Context, question: str = "binding",
+                            artifact_id: str | None = None, topic: str | None = None,
+                            path: str | None = None, since: str | None = None,
+                            until: str | None = None, clock: str | None = None,
+                            limit: int | None = None,
+                            project: str | None = None) -> CallToolResult:
+            return await answer("get_scope", ctx, question=question, artifact_id=artifact_id,
+                                topic=topic, path=path, since=since, until=until, clock=clock,
+                                limit=limit, project=project)
+
+        async def get_authoring_context(topic: str, ctx: Context, limit: int | None = None,
+                                        project: str | None = None) -> CallToolResult:
+            return await answer("get_authoring_context", ctx, topic=topic, limit=limit,
+                                project=project)
+
         async def context_health(ctx: Context, capture: str | None = None) -> CallToolResult:
             return await answer("context_health", ctx, capture=capture)
 
-        for fn in (search_context, get_artifact, list_backlog, context_health):
+        for fn in (search_context, get_artifact, list_backlog, get_scope, get_authoring_context,
+                   context_health):
             self._add(fn)
         gate.register_tools(self._add)
 

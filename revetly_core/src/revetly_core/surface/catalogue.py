@@ -67,9 +67,9 @@ TOOLS: tuple[ToolSpec, ...] = (
           "what shipped. question='deltas': what changed in a window (since/until, clock)."),
     _read("get_authoring_context", "Gather what to draft from",
           "The bundle to draft a story from: the nearest backlog items, their documents and paths, "
-          "and the decisions that bind them. Pass the drafting intent in plain words (and a parent "
-          "id if you know it). Draft grounded in it, cite the ids that informed the draft, and "
-          "never contradict a binding statement."),
+          "and the decisions that bind them. Pass the drafting intent in plain words as topic "
+          "(limit narrows the backlog). Draft grounded in it, cite the ids that informed the "
+          "draft, and never contradict a binding statement."),
     _read("context_health", "Check CONTEXT health",
           "Whether the last read pass landed, per source, with the corpus revision, freshness and "
           "counts. Call before trusting an empty answer. After a write, pass its capture handle "
