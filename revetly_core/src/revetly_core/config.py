@@ -102,6 +102,12 @@ class ReadSection(_Strict):
     budget: int = Field(default=32_768, ge=1_024)
 
 
+class AuthSection(_Strict):
+    """[auth]: who may approve what (the writes' approver floor reads approver_may_draft)."""
+
+    approver_may_draft: bool = False
+
+
 RANKING_SIGNALS = ("exact-id", "recency", "provenance", "link-count", "kind", "superseded")
 
 
@@ -116,6 +122,7 @@ class Config(_Strict):
     extraction: ExtractionSection = Field(default_factory=ExtractionSection)
     ranking: dict[str, float] = Field(default_factory=dict)
     read: ReadSection = Field(default_factory=ReadSection)
+    auth: AuthSection = Field(default_factory=AuthSection)
 
     @field_validator("ranking")
     @classmethod

@@ -44,15 +44,20 @@ class Engine:
 
         return run_pass(self.root, self.config, full=full, progress=progress).payload()
 
-    def context_health(self) -> dict[str, Any]:
-        """Whether the last pass landed, per source, and what CONTEXT holds."""
+    def context_health(self, capture: str | None = None) -> dict[str, Any]:
+        """Whether the last pass landed, per source, and what CONTEXT holds (+ one capture)."""
         from revetly_core.reads.health import context_health
 
         store = self._store()
         try:
-            return context_health(self.config, store, self.index)
+            payload = context_health(self.config, store, self.index)
         finally:
             store.close()
+        if capture is not None:
+            from revetly_core.writes.capture import capture_state
+
+            payload["capture"] = capture_state(self.root, self.paths.state, self.paths.db, capture)
+        return payload
 
     def check(self) -> dict[str, Any]:
         """Every file that breaks the schema and every declared link CONTEXT does not hold."""
@@ -126,6 +131,126 @@ class Engine:
             store.close()
 
     # ---- writes and the review record: add write methods below this line ----
+
+    capture_mode: str = "thread"
+    """How a write's read pass runs: 'thread' (servers), 'process' (one-shot CLI), 'none'."""
+
+    def _writes(self) -> Any:
+        """The write side of this engine, made once (its capture runner outlives each call)."""
+        ctx = self.__dict__.get("_write_context")
+        if ctx is None or ctx.captures.mode != self.capture_mode:
+            from revetly_core.writes.capture import CaptureRunner
+            from revetly_core.writes.context import WriteContext
+
+            mode: Any = self.capture_mode
+            ctx = WriteContext(self.root, self.config,
+                               CaptureRunner(self.root, self.paths.state, mode))
+            self.__dict__["_write_context"] = ctx
+        return ctx
+
+    def submit_draft(
+        self, title: str, description: str, acceptance_criteria: list[str],
+        parent: str | None = None, repository: str | None = None, *,
+        project: str | None = None, gate: Any = None, session_id: str | None = None,
+        principal: Any = None,
+    ) -> dict[str, Any]:
+        """A new story for a human to review: recorded pending first, then put on the gate."""
+        from revetly_core.writes.drafts import submit_draft
+
+        return submit_draft(self._writes(), title, description, acceptance_criteria, parent,
+                            repository, project=project, gate=gate, session_id=session_id,
+                            principal=principal)
+
+    def submit_revision(
+        self, artifact_id: str, description: str, acceptance_criteria: list[str], *,
+        title: str | None = None, project: str | None = None, gate: Any = None,
+        session_id: str | None = None, principal: Any = None,
+    ) -> dict[str, Any]:
+        """A change to an existing story for a human to review, recorded pending first."""
+        from revetly_core.writes.drafts import submit_revision
+
+        return submit_revision(self._writes(), artifact_id, description, acceptance_criteria,
+                               title=title, project=project, gate=gate, session_id=session_id,
+                               principal=principal)
+
+    def raise_review(self, review_id: str, *, gate: Any = None,
+                     session_id: str | None = None) -> dict[str, Any]:
+        """Put a waiting review back in front of a human (it carries, it does not decide)."""
+        from revetly_core.writes.drafts import raise_review
+
+        return raise_review(self._writes(), review_id, gate=gate, session_id=session_id)
+
+    def review_pages(self, review_id: str, *, body_limit: int = 2000) -> list[dict[str, Any]]:
+        """The draft as viewport-sized dialog pages, ending in a decision page."""
+        from revetly_core.writes.drafts import review_pages
+
+        return review_pages(self._writes(), review_id, body_limit=body_limit)
+
+    def resolve_review(
+        self, review_id: str, decision: str, reason: str | None = None, *,
+        decided_via: str = "cli", session_id: str | None = None, principal: Any = None,
+        served: bool = False,
+    ) -> dict[str, Any]:
+        """The reviewer's answer: the approver floor, then approve writes + commits the story."""
+        from revetly_core.writes.drafts import resolve_review
+
+        return resolve_review(self._writes(), review_id, decision, reason,
+                              decided_via=decided_via, session_id=session_id,
+                              principal=principal, served=served)
+
+    def withdraw_review(
+        self, review_id: str, reason: str | None = None, *, decided_via: str = "cli",
+        session_id: str | None = None, principal: Any = None,
+    ) -> dict[str, Any]:
+        """Take a review off the list without deciding it."""
+        from revetly_core.writes.drafts import withdraw_review
+
+        return withdraw_review(self._writes(), review_id, reason, decided_via=decided_via,
+                               session_id=session_id, principal=principal)
+
+    def review_state(self, review_id: str) -> dict[str, Any]:
+        """Whether one review has been answered, and how."""
+        from revetly_core.writes.drafts import review_state
+
+        return review_state(self._writes(), review_id)
+
+    def show_review(self, review_id: str) -> dict[str, Any]:
+        """One review whole: its state and the draft (what `revetly review show` prints)."""
+        from revetly_core.writes.drafts import show_review
+
+        return show_review(self._writes(), review_id)
+
+    def list_reviews(self, status: str = "pending", project: str | None = None) -> dict[str, Any]:
+        """The reviews on record with a status (pending by default, or 'all')."""
+        from revetly_core.writes.drafts import list_reviews
+
+        return list_reviews(self._writes(), status, project)
+
+    def set_status(
+        self, artifact_id: str, status: str, claimed_by: str | None = None,
+        reason: str | None = None, verdicts: list[Any] | None = None, *,
+        project: str | None = None, principal: Any = None,
+    ) -> dict[str, Any]:
+        """Flip a work item's status (claim on in-progress, delivery record on done)."""
+        from revetly_core.writes.status import set_status
+
+        return set_status(self._writes(), artifact_id, status, claimed_by, reason, verdicts,
+                          project=project, principal=principal)
+
+    def record_conversation(
+        self, title: str, body: str, decisions: list[Any] | None = None,
+        related_ids: list[str] | None = None, *, project: str | None = None,
+        principal: Any = None,
+    ) -> dict[str, Any]:
+        """A conversation note and its decision notes (supersedes, revises) in one commit."""
+        from revetly_core.writes.conversation import record_conversation
+
+        return record_conversation(self._writes(), title, body, decisions, related_ids,
+                                   project=project, principal=principal)
+
+    def wait_for_captures(self, timeout: float = 60.0) -> None:
+        """Block until this engine's background passes finish (scripts, benchmarks)."""
+        self._writes().captures.wait(timeout)
 
     # ---- end of writes ----
 

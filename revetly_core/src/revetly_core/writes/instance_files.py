@@ -1,0 +1,86 @@
+"""Reading and writing instance markdown files: frontmatter kept, body verbatim, ids allocated."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from revetly_core.ids import id_key
+from revetly_core.markdown.frontmatter import FrontmatterError, split_frontmatter
+from revetly_core.refusal import Refusal
+from revetly_core.writes.files import atomic_write
+
+FOLDER_OF_TYPE = {
+    "epic": "backlog", "feature": "backlog", "story": "backlog", "task": "backlog",
+    "bug": "backlog", "decision": "notes", "constraint": "notes", "assumption": "notes",
+    "conversation": "notes", "reference": "notes", "delivery": "records",
+}
+
+
+def render_markdown(front: dict[str, Any], body: str) -> str:
+    """A markdown instance file: the YAML frontmatter block, a blank line, the body."""
+    text = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=100)
+    return f"---\n{text}---\n\n{body.lstrip(chr(10))}"
+
+
+def read_markdown(path: Path) -> tuple[dict[str, Any], str]:
+    """(frontmatter, body) of an instance file; a broken file is refused naming it."""
+    try:
+        return split_frontmatter(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, FrontmatterError) as exc:
+        raise Refusal("unreadable-file", f"{path.name} cannot be read: {exc}",
+                      "fix the file (see `revetly check`), then write again") from None
+
+
+def write_markdown(path: Path, front: dict[str, Any], body: str) -> None:
+    """Write an instance file atomically."""
+    atomic_write(path, render_markdown(front, body).encode("utf-8"))
+
+
+def next_id(root: Path, folder: str, family: str, width: int = 4) -> str:
+    """The next free FAMILY-NNNN in a folder (by file name and padding already in use)."""
+    highest = 0
+    used_width = width
+    pattern = re.compile(rf"^{re.escape(family)}-(\d+)\.md$", re.IGNORECASE)
+    target = root / folder
+    if target.is_dir():
+        for entry in target.iterdir():
+            m = pattern.match(entry.name)
+            if m:
+                highest = max(highest, int(m.group(1)))
+                used_width = max(used_width, len(m.group(1)))
+    return f"{family}-{highest + 1:0{used_width}d}"
+
+
+def locate_file(
+    root: Path, artifact_id: str, hint: str | None, folders: tuple[str, ...], *, scan: bool = True
+) -> Path | None:
+    """The file declaring an id: the stored path first, then FAMILY-N.md, then (scan) every file."""
+    key = id_key(artifact_id)
+    if key is None:
+        return None
+
+    def declares(path: Path) -> bool:
+        try:
+            front, _ = split_frontmatter(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, FrontmatterError):
+            return False
+        return id_key(str(front.get("id", ""))) == key
+
+    if hint and ".." not in Path(hint).parts and not Path(hint).is_absolute():
+        p = root / hint
+        if p.is_file() and declares(p):
+            return p
+    for folder in folders:
+        for p in sorted((root / folder).rglob(f"{key.family}-*.md")):
+            m = re.search(r"-(\d+)\.md$", p.name)
+            if m and int(m.group(1)) == key.number and declares(p):
+                return p
+    for folder in folders if scan else ():
+        for p in sorted((root / folder).rglob("*.md")):
+            if declares(p):
+                return p
+    return None

@@ -1,0 +1,178 @@
+"""The review record store: one JSON file per review (REV- + 16 hex) under .revetly/reviews/."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+from revetly_core.refusal import Refusal
+from revetly_core.writes.files import atomic_write
+
+REVIEW_STATUSES = ("pending", "applied", "refused", "resolved", "withdrawn")
+"""pending: waiting on a human; applied: approved and written; refused: approved but the write
+was refused; resolved: rejected by the reviewer; withdrawn: taken off the list undecided."""
+LIST_STATUSES = (*REVIEW_STATUSES, "all")
+_REVIEW_ID = re.compile(r"REV-[0-9a-f]{16}")
+REVIEWS_DIR = "reviews"
+
+
+def utc_now() -> str:
+    """The write clock: now, ISO-8601 UTC to the microsecond (orders two writes in a second)."""
+    return dt.datetime.now(dt.UTC).isoformat()
+
+
+def new_review_id() -> str:
+    """A fresh review id: REV- and sixteen lowercase hex digits."""
+    return f"REV-{secrets.token_hex(8)}"
+
+
+def is_review_id(value: object) -> bool:
+    """Exactly one REV-… segment: REV- and sixteen lowercase hex digits, nothing else."""
+    return isinstance(value, str) and bool(_REVIEW_ID.fullmatch(value))
+
+
+def not_on_record(review_id: object) -> Refusal:
+    """The one answer for an id of the wrong shape and for an id nobody recorded."""
+    shown = review_id if isinstance(review_id, str) and len(review_id) <= 80 else "(that id)"
+    return Refusal("not-on-record", f"review {shown!r} is not on record",
+                   "call list_reviews (or `revetly review list`) for the reviews on record",
+                   {"review_id": shown})
+
+
+@dataclass
+class ReviewRecord:
+    """One review as stored: the draft, who raised it, each raise, and the answer."""
+
+    review_id: str
+    kind: str  # "draft" | "revision"
+    status: str
+    project: str
+    created_at: str
+    updated_at: str
+    drafted_by: dict[str, Any]
+    draft: dict[str, Any]
+    session_id: str | None = None
+    gate: str = "parked"
+    raises: list[dict[str, Any]] = field(default_factory=list)
+    decision: dict[str, Any] | None = None
+    wrote: bool = False
+    written: dict[str, Any] | None = None
+    refusal: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "review_id": self.review_id, "kind": self.kind, "status": self.status,
+            "project": self.project, "created_at": self.created_at,
+            "updated_at": self.updated_at, "drafted_by": self.drafted_by, "draft": self.draft,
+            "session_id": self.session_id, "gate": self.gate, "raises": self.raises,
+            "decision": self.decision, "wrote": self.wrote, "written": self.written,
+            "refusal": self.refusal,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ReviewRecord:
+        return cls(
+            review_id=data["review_id"], kind=data["kind"], status=data["status"],
+            project=data["project"], created_at=data["created_at"],
+            updated_at=data["updated_at"], drafted_by=data["drafted_by"], draft=data["draft"],
+            session_id=data.get("session_id"), gate=data.get("gate", "parked"),
+            raises=list(data.get("raises", [])), decision=data.get("decision"),
+            wrote=bool(data.get("wrote")), written=data.get("written"),
+            refusal=data.get("refusal"),
+        )
+
+    def row(self) -> dict[str, Any]:
+        """The compact row list_reviews serves."""
+        out: dict[str, Any] = {
+            "review_id": self.review_id, "status": self.status, "kind": self.kind,
+            "title": self.draft.get("title"), "project": self.project,
+            "drafted_by": self.drafted_by.get("name"), "created_at": self.created_at,
+            "gate": self.gate,
+        }
+        if self.draft.get("artifact_id"):
+            out["artifact_id"] = self.draft["artifact_id"]
+        if self.written:
+            out["artifact_id"] = self.written.get("artifact_id")
+        return out
+
+
+class CorruptRecord(Exception):
+    """A stored review that cannot be read, or whose own id is malformed."""
+
+
+class ReviewStore:
+    """Reviews of one instance; every write is atomic and fsynced before it is acknowledged."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.folder = state_dir / REVIEWS_DIR
+
+    def _path(self, review_id: str) -> Path:
+        if not is_review_id(review_id):  # never build a path from an unchecked id
+            raise not_on_record(review_id)
+        return self.folder / f"{review_id}.json"
+
+    @contextmanager
+    def locked(self, review_id: str) -> Iterator[None]:
+        """Hold one review exclusively while it is answered (across processes)."""
+        path = self._path(review_id)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(path.with_suffix(".lock")), timeout=30):
+            yield
+
+    def save(self, record: ReviewRecord) -> None:
+        """Write the record durably: temp file, fsync, rename."""
+        path = self._path(record.review_id)
+        data = json.dumps(record.to_json(), indent=2, sort_keys=True, ensure_ascii=False)
+        atomic_write(path, (data + "\n").encode("utf-8"))
+
+    def load(self, review_id: object) -> ReviewRecord:
+        """The record for an id; any other shape, or no file, is 'not on record'."""
+        if not isinstance(review_id, str) or not is_review_id(review_id):
+            raise not_on_record(review_id)
+        path = self._path(review_id)
+        try:
+            return self._read(path)
+        except FileNotFoundError:
+            raise not_on_record(review_id) from None
+        except CorruptRecord as exc:
+            raise Refusal("corrupt-record", f"review {review_id} is on record but unreadable: "
+                          f"{exc}", "run `revetly check`; restore the file from a backup or "
+                          "remove it", {"review_id": review_id}) from None
+
+    def _read(self, path: Path) -> ReviewRecord:
+        raw = path.read_bytes()
+        try:
+            data = json.loads(raw)
+            record = ReviewRecord.from_json(data)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise CorruptRecord(f"not a review record ({type(exc).__name__})") from None
+        if not is_review_id(record.review_id) or path.stem != record.review_id:
+            raise CorruptRecord("its own review_id is malformed or does not match its file")
+        if record.status not in REVIEW_STATUSES:
+            raise CorruptRecord(f"unknown status {record.status!r}")
+        return record
+
+    def scan(self) -> tuple[list[ReviewRecord], list[dict[str, str]]]:
+        """Every readable record, and every corrupt one named by file (never followed)."""
+        records: list[ReviewRecord] = []
+        corrupt: list[dict[str, str]] = []
+        if not self.folder.is_dir():
+            return records, corrupt
+        for path in sorted(self.folder.glob("*.json")):
+            if not is_review_id(path.stem):
+                corrupt.append({"file": path.name, "problem": "not a review id"})
+                continue
+            try:
+                records.append(self._read(path))
+            except CorruptRecord as exc:
+                corrupt.append({"file": path.name, "problem": str(exc)})
+        return records, corrupt
