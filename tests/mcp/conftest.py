@@ -81,3 +81,39 @@ def duo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     repo.create_commit("HEAD", sig, sig, "two projects", repo.index.write_tree(), [])
     Engine.open(root).sync()
     return root
+
+
+STORY = """---
+id: STORY-0001
+title: Export invoices as CSV
+type: story
+status: ready
+---
+
+Finance wants a CSV of every invoice.
+
+## Acceptance criteria
+
+- A CSV holds one row per invoice
+"""
+
+
+@pytest.fixture()
+def writable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A synced instance holding one story, with a person named as the local actor."""
+    import pygit2
+
+    monkeypatch.delenv("REVETLY_INSTANCE", raising=False)
+    monkeypatch.setenv("REVETLY_ACTOR", "Dana Reyes")
+    for name in ("REVETLY_REVIEWER", "REVETLY_ACTOR_KIND", "REVETLY_SERVICE_IDENTITY"):
+        monkeypatch.delenv(name, raising=False)
+    root = tmp_path / "acme"
+    Engine.init(root)
+    (root / "backlog" / "STORY-0001.md").write_text(STORY)
+    repo = pygit2.Repository(str(root))
+    repo.index.add_all()
+    repo.index.write()
+    sig = pygit2.Signature("Dana Reyes", "dana@example.com", 1_700_000_000, 0)
+    repo.create_commit("HEAD", sig, sig, "seed", repo.index.write_tree(), [])
+    Engine.open(root).sync()
+    return root

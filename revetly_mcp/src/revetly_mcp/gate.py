@@ -48,16 +48,7 @@ class Declared:
 
 def declaration_of(rctx: ServerRequestContext[Any, Any]) -> Declared:
     """The client's declaration and the gate core chooses for it."""
-    try:
-        from revetly_core.writes.gate import (
-            ClientDeclaration,
-            reviewer_tools_withheld,
-            select_gate,
-        )
-    except ImportError:  # an engine without the writes serves no gated or reviewer tool
-        params = declared_params(rctx)
-        info = params.get("clientInfo") or {}
-        return Declared(info.get("name"), info.get("version"), False, None)
+    from revetly_core.writes.gate import ClientDeclaration, reviewer_tools_withheld, select_gate
 
     decl = ClientDeclaration.from_initialize(declared_params(rctx))
     return Declared(decl.name, decl.version, reviewer_tools_withheld(decl), select_gate(decl))

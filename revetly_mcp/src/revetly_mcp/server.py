@@ -18,6 +18,7 @@ from revetly_core.surface import (
     HEALTH_URI,
     PROMPTS,
     RESOURCE_MIME,
+    REVIEW_URI_TEMPLATE,
     SURFACE_URI,
     Surface,
     ToolSpec,
@@ -174,6 +175,13 @@ class RevetlyServer:
                            mime_type=RESOURCE_MIME)
         async def brief_resource(artifact_id: str) -> str:
             return payload_text(await core(partial(surface.brief_resource, artifact_id)))
+
+        if "review_state" in surface.served():
+            @self.mcp.resource(REVIEW_URI_TEMPLATE, name="review", title="Review",
+                               description="One review and its whole draft (read by the review app).",
+                               mime_type=RESOURCE_MIME)
+            async def review_resource(review_id: str) -> str:
+                return payload_text(await core(partial(surface.review_resource, review_id)))
 
     # ------------------------------------------------------------------ middleware
     async def _middleware(self, ctx: ServerRequestContext[Any, Any],

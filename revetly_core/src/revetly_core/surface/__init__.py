@@ -7,6 +7,7 @@ from revetly_core.surface.resources import (
     BRIEF_URI_TEMPLATE,
     HEALTH_URI,
     RESOURCE_MIME,
+    REVIEW_URI_TEMPLATE,
     SURFACE_URI,
     resource_refusal,
 )
@@ -21,6 +22,7 @@ __all__ = [
     "RESOURCE_MIME",
     "RETIRED_TOOLS",
     "REVIEW_APP_URI",
+    "REVIEW_URI_TEMPLATE",
     "SURFACE_URI",
     "TOOLS",
     "PromptSpec",

@@ -12,6 +12,8 @@ from revetly_core.surface.retired import RETIRED_TOOLS
 SURFACE_URI = "revetly://surface"
 HEALTH_URI = "revetly://health"
 BRIEF_URI_TEMPLATE = "revetly://brief/{artifact_id}"
+REVIEW_URI_TEMPLATE = "revetly://review/{review_id}"
+"""The whole review (state and draft), which the review app reads to show the draft."""
 RESOURCE_MIME = "application/json"
 
 
@@ -36,7 +38,7 @@ def surface_document(served: list[str], bound: str | None) -> dict[str, Any]:
     ]
     doc["prompts"] = [{"name": p.name, "argument": p.argument, "description": p.description}
                       for p in PROMPTS]
-    doc["resources"] = [SURFACE_URI, HEALTH_URI, BRIEF_URI_TEMPLATE]
+    doc["resources"] = [SURFACE_URI, HEALTH_URI, BRIEF_URI_TEMPLATE, REVIEW_URI_TEMPLATE]
     doc["review_app"] = REVIEW_APP_URI
     doc["retired_tools"] = dict(RETIRED_TOOLS)
     return doc

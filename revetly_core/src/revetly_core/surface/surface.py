@@ -50,6 +50,8 @@ class Surface:
                                                  arguments.get("review_id")), self.bound)
         args = {k: v for k, v in arguments.items() if v is not None}
         try:
+            if name == "raise_review":
+                self.check_review_project(args.get("review_id"))
             if spec.takes_project:
                 args["project"] = address_project(self.bound, args.get("project"), name,
                                                   write=spec.kind == "write")
@@ -59,6 +61,22 @@ class Surface:
         if spec.takes_project or spec.kind != "read":
             return state_project(payload, self.bound)
         return answer_as_bound(payload, self.bound)
+
+    def check_review_project(self, review_id: object) -> None:
+        """On a bound connection, raise_review reaches the bound project's reviews only."""
+        if self.bound is None or not isinstance(review_id, str):
+            return
+        project = self.engine.review_state(review_id).get("project")
+        if project not in (None, self.bound):
+            address_project(self.bound, str(project), "raise_review", write=True)
+
+    def review_resource(self, review_id: str) -> dict[str, Any]:
+        """revetly://review/{review_id}: the review and its whole draft, for the review app."""
+        try:
+            self.check_review_project(review_id)
+            return state_project(self.engine.show_review(review_id), self.bound)
+        except Refusal as refusal:
+            return resource_refusal(refusal)
 
     def surface_resource(self) -> dict[str, Any]:
         """revetly://surface."""
