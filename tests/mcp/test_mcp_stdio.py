@@ -64,3 +64,15 @@ def test_an_undeclared_project_stops_the_server_before_it_answers(
     assert done.returncode == 2
     assert done.stdout == b""
     assert b"inst" in done.stderr  # the declared project is named
+
+
+def test_revetly_serve_takes_the_same_options_as_revetly_mcp() -> None:
+    import re
+
+    def options(*argv: str) -> set[str]:
+        done = subprocess.run([sys.executable, *argv, "--help"], capture_output=True, text=True,
+                              check=True, env={"COLUMNS": "200", "PATH": ""})
+        return set(re.findall(r"--[a-z][a-z-]+", done.stdout)) - {"--help"}
+
+    assert options("-m", "revetly_mcp") == options("-m", "revetly_cli", "serve")
+    assert {"--instance", "--project", "--max-frame"} <= options("-m", "revetly_mcp")

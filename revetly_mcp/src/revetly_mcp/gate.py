@@ -25,6 +25,13 @@ from mcp.types import (
 )
 from pydantic import BaseModel, Field, create_model
 from revetly_core.surface import REVIEW_APP_URI
+from revetly_core.writes.gate import (
+    APP_MIME,
+    ClientDeclaration,
+    GateChoice,
+    reviewer_tools_withheld,
+    select_gate,
+)
 
 from revetly_mcp.schemas import tool_result
 from revetly_mcp.session import can_send_requests, declared_params
@@ -32,7 +39,7 @@ from revetly_mcp.session import can_send_requests, declared_params
 if TYPE_CHECKING:
     from revetly_mcp.server import RevetlyServer
 
-APP_MIME = "text/html;profile=mcp-app"
+
 PAGE_KEY = "review-page"
 
 
@@ -43,13 +50,11 @@ class Declared:
     name: str | None
     version: str | None
     reviewer_withheld: bool
-    gate: Any
+    gate: GateChoice
 
 
 def declaration_of(rctx: ServerRequestContext[Any, Any]) -> Declared:
     """The client's declaration and the gate core chooses for it."""
-    from revetly_core.writes.gate import ClientDeclaration, reviewer_tools_withheld, select_gate
-
     decl = ClientDeclaration.from_initialize(declared_params(rctx))
     return Declared(decl.name, decl.version, reviewer_tools_withheld(decl), select_gate(decl))
 
@@ -108,27 +113,26 @@ class GateRenderer:
         return {}
 
     # ------------------------------------------------------------------ the dialog
-    async def gated(self, name: str, ctx: Context, **arguments: Any) -> CallToolResult | InputRequiredResult:
-        """A gated write: record the review, then render the gate core chose."""
+    async def gated(self, name: str, ctx: Context,
+                    **arguments: Any) -> CallToolResult | InputRequiredResult:
+        """A gated write: record the review, then render the gate core chose. On 2026-07-28 a
+        retried round carries the review and page in its (SDK-sealed) request state."""
         server = self.server
         rctx = ctx.request_context
         state = ctx.request_state
         if state and state.startswith("REV-"):
-            return await self._dialog(ctx, *self._parse_state(state))
+            review_id, _, index = state.partition("|")
+            return await self._dialog(ctx, review_id, int(index or 0))
         result = await server.answer(name, ctx, **arguments)
         payload = result.structured_content or {}
         decl = declaration_of(rctx)
-        if payload.get("status") != "awaiting-review" or getattr(decl.gate, "kind", None) != "elicitation":
+        if (payload.get("status") != "awaiting-review"
+                or decl.gate.kind != "elicitation"):
             return result
-        return await self._dialog(ctx, payload["review_id"], 0, None)
+        return await self._dialog(ctx, payload["review_id"], 0)
 
-    @staticmethod
-    def _parse_state(state: str) -> tuple[str, int, None]:
-        review_id, _, index = state.partition("|")
-        return review_id, int(index or 0), None
-
-    async def _dialog(self, ctx: Context, review_id: str, index: int,
-                      _unused: None) -> CallToolResult | InputRequiredResult:
+    async def _dialog(self, ctx: Context, review_id: str,
+                      index: int) -> CallToolResult | InputRequiredResult:
         """Page through the review and answer it inside this call."""
         server = self.server
         engine = server.surface.engine

@@ -1,7 +1,7 @@
 """The tool surface is pinned: a committed snapshot of every tool's name, schemas, annotations
 and _meta. A change fails here until the snapshot is regenerated on purpose:
 
-    REVETLY_UPDATE_SNAPSHOT=1 pytest tests/mcp/test_tool_surface.py
+    REVETLY_UPDATE_SNAPSHOT=1 pytest tests/mcp/test_mcp_tool_surface.py
 """
 
 from __future__ import annotations
