@@ -98,7 +98,9 @@ def test_the_reviewer_tools_are_app_only_and_carry_app_visibility() -> None:
     reviewer = {t.name for t in TOOLS if t.app_only}
     assert reviewer == {"resolve_review", "review_state", "withdraw_review"}
     for name in reviewer:
-        assert tool_spec(name).meta()["ui"] == {"visibility": ["app"], "resourceUri": REVIEW_APP_URI}
+        assert tool_spec(name).meta()["ui"] == {"visibility": ["app"]}
+    for name in ("submit_draft", "submit_revision", "raise_review"):
+        assert tool_spec(name).meta()["ui"] == {"resourceUri": REVIEW_APP_URI}
 
 
 def test_every_tool_description_is_a_few_hundred_bytes() -> None:

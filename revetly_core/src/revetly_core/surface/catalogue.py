@@ -33,7 +33,7 @@ class ToolSpec:
     def meta(self) -> dict[str, object]:
         """The tool's `_meta`: app-only visibility, or the review app a gated write opens."""
         if self.app_only:
-            return {"ui": {"visibility": ["app"], "resourceUri": REVIEW_APP_URI}}
+            return {"ui": {"visibility": ["app"]}}
         if self.opens_review:
             return {"ui": {"resourceUri": REVIEW_APP_URI}}
         return {}
