@@ -41,6 +41,14 @@ def demo(session: nox.Session) -> None:
     session.run("revetly", "sync", "--instance", instance)
     session.run("revetly", "status", "--instance", instance)
     session.run("revetly", "check", "--instance", instance)
+    # the scope reads: what binds a story, what is behind a file, drift, deltas, the bundle
+    session.run("revetly", "binding", "STORY-002", "--instance", instance)
+    session.run("revetly", "binding", "--topic", "invoice PDF rendering", "--instance", instance)
+    session.run("revetly", "binding", "--path", "src/acme/workers/pdf_render.py",
+                "--instance", instance)
+    session.run("revetly", "drift", "--instance", instance)
+    session.run("revetly", "deltas", "--since", "2025-06-01", "--instance", instance)
+    session.run("revetly", "author", "schedule CSV exports", "--instance", instance)
 
 
 @nox.session
@@ -49,4 +57,5 @@ def bench(session: nox.Session) -> None:
     session.install(*PACKAGES)
     session.run("python", "bench/bench_pass.py", *session.posargs)
     session.run("python", "bench/bench_reads.py", *session.posargs)
+    session.run("python", "bench/bench_scope.py", *session.posargs)
     session.run("python", "bench/bench_mcp.py", *session.posargs)

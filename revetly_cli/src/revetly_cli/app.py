@@ -241,6 +241,7 @@ def serve(
 
 # ---- command groups defined in their own modules register here, one import each ----
 # (scope reads)
+from revetly_cli import scope_commands  # noqa: E402,F401
 
 # (writes and reviews)
 

@@ -280,6 +280,7 @@ class Engine:
         artifact_id: str | None = None,
         topic: str | None = None,
         path: str | None = None,
+        depth: int | None = None,
         project: str | None = None,
         since: str | None = None,
         until: str | None = None,
@@ -292,8 +293,8 @@ class Engine:
         store = self._store()
         try:
             return get_scope(self._scope_context(store), question, artifact_id=artifact_id,
-                             topic=topic, path=path, project=project, since=since, until=until,
-                             clock=clock, limit=limit)
+                             topic=topic, path=path, depth=depth, project=project, since=since,
+                             until=until, clock=clock, limit=limit)
         finally:
             store.close()
 

@@ -69,6 +69,16 @@ def check_limit(limit: object, default: int = DEFAULT_LIMIT, most: int = MAX_LIM
     return limit
 
 
+def check_depth(depth: object) -> int | None:
+    """depth is absent (the whole branch) or a whole number of levels from 0."""
+    if depth is None:
+        return None
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+        raise invalid("depth", f"depth={depth!r} is not a whole number of levels from 0",
+                      "omit depth for the whole branch, or pass 0 for the scope alone")
+    return depth
+
+
 def check_clock(clock: object) -> str:
     """clock is absent (source) or one of 'source' and 'ingest'."""
     if clock in (None, ""):

@@ -8,6 +8,7 @@ time names its clock.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from revetly_core.reads.budget import Cut
@@ -23,15 +24,39 @@ UNDATED_LISTED = 20
 def _in_scope(ctx: ScopeContext, scope: ProjectScope, root: str | None) -> dict[str, tuple[Any, ...]]:
     """id -> (title, type, status, source, source_path, created_at, source_updated_at,
     ingested_at, deleted, deleted_at, deleted_clock) of the non-commit artifacts in scope."""
-    rows = ctx.store.conn.execute(
-        "SELECT id, title, type, status, source, source_path, created_at, source_updated_at, "
-        "ingested_at, deleted, deleted_at, deleted_clock, project FROM artifacts "
-        "WHERE kind != 'commit' ORDER BY id")
+    cur = ctx.store.conn.cursor()
+    cur.row_factory = None
+    columns = ("id, title, type, status, source, source_path, created_at, source_updated_at, "
+               "ingested_at, deleted, deleted_at, deleted_clock")
     if root is not None:
         members = walk_members(ctx.graph, [root])
-        keep = {m for m, v in members.by_id.items() if v.position in ("own", "beneath")}
-        return {r[0]: tuple(r[1:12]) for r in rows if r[0] in keep}
-    return {r[0]: tuple(r[1:12]) for r in rows if r[12] == scope.name}
+        keep = sorted(m for m, v in members.by_id.items() if v.position in ("own", "beneath"))
+        out: dict[str, tuple[Any, ...]] = {}
+        for start in range(0, len(keep), 500):
+            part = keep[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for r in cur.execute(f"SELECT {columns} FROM artifacts WHERE kind != 'commit' "
+                                 f"AND id IN ({marks})", tuple(part)):
+                out[r[0]] = r[1:]
+        return out
+    return {r[0]: r[1:] for r in cur.execute(
+        f"SELECT {columns} FROM artifacts WHERE kind != 'commit' AND project=?", (scope.name,))}
+
+
+def _sql_window(window: Window, column: str) -> tuple[str, tuple[str, ...]]:
+    """A coarse SQL prefilter on an ISO time column: a day of slack on each side for zones."""
+    parts, params = [], []
+    if window.since is not None:
+        parts.append(f"{column} >= ?")
+        params.append((window.since - dt.timedelta(days=1)).date().isoformat())
+    if window.until is not None:
+        parts.append(f"{column} < ?")
+        params.append((window.until + dt.timedelta(days=2)).date().isoformat())
+    return (" AND ".join(parts) or "1"), tuple(params)
+
+
+def _inside(window: Window, when: str | None) -> bool:
+    return not window.bounded or window.holds(when)
 
 
 def source_changes(ctx: ScopeContext, arts: dict[str, tuple[Any, ...]],
@@ -39,14 +64,15 @@ def source_changes(ctx: ScopeContext, arts: dict[str, tuple[Any, ...]],
     """Changes dated by the sources' own history, and the artifacts nothing dates."""
     by_path = {(v[3], v[4]): k for k, v in arts.items() if v[4]}
     changes: dict[str, list[dict[str, Any]]] = {}
-    dated: set[str] = set()
-    for source, path, revision, at, change in ctx.store.conn.execute(
-            "SELECT source, path, revision, at, change FROM history ORDER BY at, revision"):
+    cur = ctx.store.conn.cursor()
+    cur.row_factory = None
+    dated = {by_path[(s, p)] for s, p in cur.execute("SELECT DISTINCT source, path FROM history")
+             if (s, p) in by_path}
+    where, params = _sql_window(window, "at")
+    for source, path, revision, at, change in cur.execute(
+            f"SELECT source, path, revision, at, change FROM history WHERE {where}", params):
         aid = by_path.get((source, path))
-        if aid is None:
-            continue
-        dated.add(aid)
-        if window.holds(at) or not window.bounded:
+        if aid is not None and _inside(window, at):
             changes.setdefault(aid, []).append(
                 {"at": at, "clock": "source", "change": change, "revision": revision})
     undated: list[str] = []
@@ -59,7 +85,7 @@ def source_changes(ctx: ScopeContext, arts: dict[str, tuple[Any, ...]],
         for at, change in ((v[5], "added"), (v[6], "edited")):
             if change == "edited" and at == v[5]:
                 continue
-            if at and (window.holds(at) or not window.bounded):
+            if at and _inside(window, at):
                 changes.setdefault(aid, []).append({"at": at, "clock": "source",
                                                     "change": change})
     return changes, sorted(undated)
@@ -71,11 +97,11 @@ def ingest_changes(arts: dict[str, tuple[Any, ...]],
     changes: dict[str, list[dict[str, Any]]] = {}
     for aid, v in arts.items():
         ingested, deleted, deleted_at, deleted_clock = v[7], v[8], v[9], v[10]
-        if deleted and deleted_clock != "source-declared" and deleted_at and (
-                window.holds(deleted_at) or not window.bounded):
+        if deleted and deleted_clock != "source-declared" and deleted_at and _inside(
+                window, deleted_at):
             changes.setdefault(aid, []).append(
                 {"at": deleted_at, "clock": "ingest", "change": "found-deleted"})
-        elif ingested and (window.holds(ingested) or not window.bounded):
+        elif ingested and _inside(window, ingested):
             changes.setdefault(aid, []).append(
                 {"at": ingested, "clock": "ingest", "change": "read"})
     return changes
@@ -89,7 +115,7 @@ def commit_counts(ctx: ScopeContext, scope: ProjectScope, window: Window,
     for source, at in ctx.store.conn.execute(
             f"SELECT source, {column} FROM artifacts WHERE kind='commit' AND deleted=0 "
             f"AND project IN ({','.join('?' * len(scope.reach))})", scope.reach):
-        if not window.bounded or window.holds(at):
+        if _inside(window, at):
             counts[source] = counts.get(source, 0) + 1
     return dict(sorted(counts.items()))
 
@@ -114,38 +140,40 @@ def deltas(ctx: ScopeContext, scope: ProjectScope, root: str | None, window: Win
         changes, undated = source_changes(ctx, arts, window)
     else:
         changes = ingest_changes(arts, window)
-    rows = []
+    latest: list[tuple[str, str]] = []
+    by_change: dict[str, int] = {}
     for aid, entries in changes.items():
-        v = arts[aid]
         entries.sort(key=lambda e: (e["at"], e.get("revision", "")), reverse=True)
+        latest.append((entries[0]["at"], aid))
+        for e in entries:
+            by_change[e["change"]] = by_change.get(e["change"], 0) + 1
+    latest.sort(reverse=True)
+    rows = []
+    for at, aid in latest[:limit]:
+        v = arts[aid]
         row: dict[str, Any] = {"artifact_id": aid, "title": v[0], "artifact_type": v[1],
-                               "status": v[2], "last_change_at": entries[0]["at"],
-                               "clock": clock, "changes": entries}
+                               "status": v[2], "last_change_at": at, "clock": clock,
+                               "changes": changes[aid]}
         if v[8]:
             row["deleted"] = True
         rows.append(row)
-    rows.sort(key=lambda r: (r["last_change_at"], r["artifact_id"]), reverse=True)
-    by_change: dict[str, int] = {}
-    for r in rows:
-        for e in r["changes"]:
-            by_change[e["change"]] = by_change.get(e["change"], 0) + 1
     payload: dict[str, Any] = {
         "question": "deltas",
         "clock": clock,
         "scope": {"kind": "artifact", "artifact_id": root} if root else {"kind": "project"},
         "window": window.payload(clock),
         "provenance": {"inferred": False},
-        "counts": {"artifacts": len(rows), "changes": sum(by_change.values()),
+        "counts": {"artifacts": len(latest), "changes": sum(by_change.values()),
                    "by_change": dict(sorted(by_change.items()))},
-        "changed": rows[:limit],
+        "changed": rows,
         "commits": {"clock": clock, "by_source": commit_counts(ctx, scope, window, clock)},
         "edits": {"bodies_read": False},
         "links": {"counted": False},
         "external_references": {"count": external_references(ctx, arts)},
     }
-    if len(rows) > limit:
+    if len(latest) > limit:
         payload["truncated_changed"] = {
-            "reason": "limit", "total": len(rows), "listed": limit,
+            "reason": "limit", "total": len(latest), "listed": limit,
             "note": "narrow the window or the scope, or raise limit"}
     if clock == "source":
         payload["undated"] = {"count": len(undated), "ids": undated[:UNDATED_LISTED]}

@@ -7,6 +7,7 @@ edge, and the declared hierarchy. Nothing here is inferred.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -119,30 +120,45 @@ def classify(d: Delivery) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return delivered, departures
 
 
+_ITEM_COLUMNS = "id, type, title, status, source_updated_at"
+
+
+def _light(row: tuple[Any, ...]) -> Artifact:
+    """A work item with just what drift reads of it (its criteria are loaded when delivered)."""
+    return Artifact(row[0], row[1], row[2], "", "", status=row[3], source_updated_at=row[4])
+
+
 def _items(ctx: ScopeContext, scope: ProjectScope, root: str | None) -> dict[str, Artifact]:
     """The work items drift reads: the project's own, or the branch beneath an artifact."""
+    cur = ctx.store.conn.cursor()
+    cur.row_factory = None
     if root is not None:
         members = walk_members(ctx.graph, [root])
-        ids = [m for m, v in members.by_id.items() if v.position in ("own", "beneath")]
-        from revetly_core.scope.binding import artifacts_by_id
-
-        return {i: a for i, a in artifacts_by_id(ctx.store, ids).items()
-                if a.kind == "work-item" and not a.deleted}
-    return {
-        r["id"]: row_to_artifact(r) for r in ctx.store.conn.execute(
-            "SELECT * FROM artifacts WHERE kind='work-item' AND deleted=0 AND project=? "
-            "ORDER BY id", (scope.name,))
-    }
+        ids = sorted(m for m, v in members.by_id.items() if v.position in ("own", "beneath"))
+        out: dict[str, Artifact] = {}
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for row in cur.execute(f"SELECT {_ITEM_COLUMNS} FROM artifacts WHERE kind='work-item' "
+                                   f"AND deleted=0 AND id IN ({marks})", tuple(part)):
+                out[row[0]] = _light(row)
+        return out
+    return {row[0]: _light(row) for row in cur.execute(
+        f"SELECT {_ITEM_COLUMNS} FROM artifacts WHERE kind='work-item' AND deleted=0 "
+        f"AND project=? ORDER BY id", (scope.name,))}
 
 
 def _records(ctx: ScopeContext, items: dict[str, Artifact]) -> list[Delivery]:
     out: list[Delivery] = []
     for r in ctx.store.conn.execute(
-        "SELECT a.*, l.dst AS delivers_id FROM links l JOIN artifacts a ON a.id = l.src "
+        "SELECT a.*, l.dst AS delivers_id, i.criteria AS item_criteria FROM links l "
+        "JOIN artifacts a ON a.id = l.src JOIN artifacts i ON i.id = l.dst "
         "WHERE l.relation='delivers' AND l.invalid_at IS NULL AND a.deleted=0 "
         "ORDER BY a.id, l.dst"):
         item = items.get(r["delivers_id"])
         if item is not None:
+            if not item.criteria:
+                item.criteria = list(json.loads(r["item_criteria"]))
             out.append(Delivery(row_to_artifact(r), item))
     return out
 

@@ -69,8 +69,9 @@ def is_live(graph: Any, node: str) -> bool:
     return bool(attrs) and "kind" in attrs and not attrs.get("deleted")
 
 
-def walk_members(graph: Any, roots: Iterable[str]) -> Members:
-    """Roots, everything beneath them and everything they hang under, with distances."""
+def walk_members(graph: Any, roots: Iterable[str], depth: int | None = None) -> Members:
+    """Roots, everything beneath them (at most `depth` levels when given) and everything they
+    hang under, with distances."""
     members = Members(roots=[r for r in roots if r in graph])
     queue: deque[tuple[str, int, str]] = deque()
     for root in members.roots:
@@ -78,7 +79,7 @@ def walk_members(graph: Any, roots: Iterable[str]) -> Members:
         queue.append((root, 0, "own"))
     while queue:  # breadth first, so a member is reached first at its shortest distance
         node, dist, pos = queue.popleft()
-        if pos in ("own", "beneath"):
+        if pos in ("own", "beneath") and (depth is None or dist < depth):
             for child in declared_children(graph, node):
                 if child in members.by_id or not is_live(graph, child):
                     continue

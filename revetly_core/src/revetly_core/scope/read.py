@@ -10,6 +10,7 @@ from revetly_core.reads.envelope import ProjectScope, envelope, resolve_project
 from revetly_core.refusal import Refusal
 from revetly_core.scope.arguments import (
     check_clock,
+    check_depth,
     check_limit,
     check_one_scope,
     check_path,
@@ -43,17 +44,21 @@ def scope_root(ctx: ScopeContext, artifact_id: object, scope: ProjectScope) -> s
 def binding_for_roots(
     ctx: ScopeContext, roots: list[str], limit: int, scope_block: dict[str, Any], *,
     words: list[str] | None = None, topic_matched: frozenset[str] = frozenset(),
+    depth: int | None = None,
 ) -> dict[str, Any]:
     """Walk the members from these roots and serve what binds them."""
-    members = walk_members(ctx.graph, roots)
+    members = walk_members(ctx.graph, roots, depth)
     result = bind(ctx.store, ctx.graph, members, words=words, topic_matched=topic_matched)
     return statements_block(ctx.store, members, result, limit, scope_block)
 
 
 def binding(ctx: ScopeContext, scope: ProjectScope, *, artifact_id: object, topic: object,
-            path: object, limit: int) -> dict[str, Any]:
+            path: object, limit: int, depth: int | None) -> dict[str, Any]:
     """question='binding' over an artifact, a topic or a path."""
     if path not in (None, ""):
+        if depth is not None:
+            raise invalid("depth", "path does not combine with depth",
+                          "drop depth; the path's leading stories are walked whole")
         from revetly_core.scope.behind import behind_path
 
         block, leading = behind_path(ctx.config, ctx.store, ctx.graph, ctx.root,
@@ -69,7 +74,7 @@ def binding(ctx: ScopeContext, scope: ProjectScope, *, artifact_id: object, topi
         topic_matched = frozenset(m.artifact_id for m in matched.matched
                                   if m.artifact_type in ("decision", "constraint", "assumption"))
         body = binding_for_roots(ctx, roots, limit, scope_block, words=matched.words,
-                                 topic_matched=topic_matched)
+                                 topic_matched=topic_matched, depth=depth)
         return {"question": "binding", **body}
     if artifact_id in (None, ""):
         raise invalid("artifact_id", "binding needs a scope: an artifact_id, a topic or a path",
@@ -77,7 +82,10 @@ def binding(ctx: ScopeContext, scope: ProjectScope, *, artifact_id: object, topi
                       "path='src/billing/export.py'", "no-scope")
     root = scope_root(ctx, artifact_id, scope)
     scope_block = {"kind": "artifact", "artifact_id": root}
-    return {"question": "binding", **binding_for_roots(ctx, [root], limit, scope_block)}
+    if depth is not None:
+        scope_block["depth"] = depth
+    return {"question": "binding", **binding_for_roots(ctx, [root], limit, scope_block,
+                                                       depth=depth)}
 
 
 def get_scope(
@@ -87,6 +95,7 @@ def get_scope(
     artifact_id: object = None,
     topic: object = None,
     path: object = None,
+    depth: object = None,
     project: str | None = None,
     since: object = None,
     until: object = None,
@@ -104,13 +113,16 @@ def get_scope(
                           "drop the window, or ask question='deltas' or 'drift'")
         scope = resolve_project(ctx.config, project, with_imports=True)
         payload = binding(ctx, scope, artifact_id=artifact_id, topic=topic, path=path,
-                          limit=check_limit(limit))
+                          limit=check_limit(limit), depth=check_depth(depth))
         payload.update(envelope(ctx.config, ctx.store, scope))
         return fit(payload, BINDING_CUTS, budget)
     if topic not in (None, "") or path not in (None, ""):
         name = "topic" if topic else "path"
         raise invalid(name, f"{asked} is asked of the whole project or of one artifact's "
                       f"branch, not of a {name}", f"pass artifact_id, or nothing, with {asked}")
+    if depth is not None:
+        raise invalid("depth", f"{asked} reads the whole branch beneath artifact_id; it takes "
+                      "no depth", "drop depth, or name a narrower artifact_id")
     window = check_window(since, until)
     scope = resolve_project(ctx.config, project, with_imports=artifact_id not in (None, ""))
     root = None if artifact_id in (None, "") else scope_root(ctx, artifact_id, scope)

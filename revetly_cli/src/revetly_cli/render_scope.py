@@ -1,0 +1,144 @@
+"""Human renderings of the scope reads (rich). Imported only when a human reads them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.tree import Tree
+
+
+def _cuts(console: Console, p: dict[str, Any]) -> None:
+    """One dim line per cut the payload reports, so nothing is silently shorter."""
+    for key, value in sorted(p.items()):
+        if isinstance(value, dict) and ("truncated" in key or key == "truncated"):
+            console.print(f"[dim]{key}: {value.get('listed', '?')} of {value.get('total', '?')} "
+                          f"({value.get('reason', '')})[/dim]")
+
+
+def _statement_line(s: dict[str, Any]) -> str:
+    marks = []
+    if s.get("superseded_by"):
+        marks.append(f"superseded by {', '.join(s['superseded_by'])}")
+    if s.get("via"):
+        marks.append(f"via {s['via']}")
+    if s.get("also_bears_on"):
+        marks.append(f"also {', '.join(s['also_bears_on'])}")
+    tail = f" [dim]({'; '.join(marks)})[/dim]" if marks else ""
+    return (f"[bold]{escape(s['artifact_id'])}[/bold] [cyan]{s.get('artifact_type', '')}[/cyan] "
+            f"[dim]{s.get('method', '')}[/dim] {escape(s.get('statement') or s['title'])}{tail}")
+
+
+def binding_tree(p: dict[str, Any]) -> Tree:
+    """The scope as a tree of its members, each statement under the member it bears on."""
+    scope = p.get("scope", {})
+    members = {m["artifact_id"]: m for m in scope.get("members", [])}
+    label = scope.get("artifact_id") or scope.get("topic") or (p.get("path") or {}).get("path")
+    root = Tree(f"[bold]binding[/bold] {escape(str(label))}")
+    nodes: dict[str, Tree] = {}
+
+    def node_for(mid: str) -> Tree:
+        if mid in nodes:
+            return nodes[mid]
+        m = members.get(mid, {"artifact_id": mid})
+        parent = m.get("parent")
+        above = node_for(parent) if parent in members and parent != mid else root
+        text = (f"[bold]{escape(mid)}[/bold] {escape(m.get('title') or '')} "
+                f"[dim]{m.get('artifact_type') or ''} {m.get('status') or ''} "
+                f"{m.get('position') or ''}[/dim]")
+        nodes[mid] = above.add(text)
+        return nodes[mid]
+
+    ordered = sorted(members.values(), key=lambda m: -m.get("distance", 0)
+                     if m.get("position") == "above" else m.get("distance", 0))
+    for m in ordered:
+        node_for(m["artifact_id"])
+    for s in p.get("statements", []):
+        node_for(s["bears_on"]).add(_statement_line(s))
+    return root
+
+
+def render_binding(console: Console, p: dict[str, Any]) -> None:
+    if "behind" in p:
+        repos = (p.get("path") or {}).get("repos", [])
+        for r in repos:
+            console.print(f"[bold]{escape(r['repository'])}[/bold]:{escape(r['path'])} "
+                          f"{r['commits']} commits, {r['first'][:10]} .. {r['last'][:10]}")
+        t = Table(title="Behind this file")
+        for col in ("id", "kind", "title", "why"):
+            t.add_column(col)
+        for b in p["behind"]:
+            t.add_row(b["artifact_id"], b["kind"], escape(b["title"]), escape(b["why"]))
+        console.print(t)
+        if p.get("reason"):
+            console.print(f"[yellow]{escape(p['reason'])}[/yellow]")
+    scope = p.get("scope", {})
+    if scope.get("note"):
+        console.print(f"[yellow]{escape(scope['note'])}[/yellow]")
+    console.print(binding_tree(p))
+    if p.get("note"):
+        console.print(f"[dim]{escape(p['note'])}[/dim]")
+    for r in scope.get("revised", []):
+        ids = ", ".join(e["id"] for e in r["revised_by"])
+        console.print(f"[magenta]{r['artifact_id']} is revised by {ids}[/magenta]")
+    if p.get("ancestors_summarised"):
+        a = p["ancestors_summarised"]
+        console.print(f"[dim]{a['count']} more statements on ancestors: {a['note']}[/dim]")
+    _cuts(console, p)
+
+
+def render_drift(console: Console, p: dict[str, Any]) -> None:
+    c = p["counts"]
+    console.print(f"[bold]drift[/bold] delivered {c['delivered']}: clean {c['clean']}, with "
+                  f"departures {c['with_departures']}, no criteria declared "
+                  f"{c['no_criteria_declared']}; done without record {c['done_without_record']}")
+    t = Table(title="Departures")
+    for col in ("item", "record", "#", "verdict", "criterion", "note"):
+        t.add_column(col)
+    for d in p["departures"]:
+        t.add_row(d["artifact_id"], d["record"], str(d["criterion"]), d.get("verdict") or "",
+                  escape(d.get("text", "(not declared)")), escape(d.get("note", "")))
+    console.print(t)
+    if p["done_without_record"]:
+        console.print("done without a record: " + ", ".join(
+            r["artifact_id"] for r in p["done_without_record"]))
+    _cuts(console, p)
+
+
+def render_deltas(console: Console, p: dict[str, Any]) -> None:
+    w = p["window"]
+    console.print(f"[bold]deltas[/bold] on the {p['clock']} clock, {w.get('since') or '…'} .. "
+                  f"{w.get('until') or '…'}: {p['counts']['artifacts']} artifacts changed")
+    t = Table()
+    for col in ("last change", "id", "type", "title", "changes"):
+        t.add_column(col)
+    for r in p["changed"]:
+        t.add_row(r["last_change_at"], r["artifact_id"], r["artifact_type"], escape(r["title"]),
+                  ", ".join(e["change"] for e in r["changes"]))
+    console.print(t)
+    if p.get("undated", {}).get("count"):
+        console.print(f"undated: {p['undated']['count']}")
+    _cuts(console, p)
+
+
+def render_author(console: Console, p: dict[str, Any]) -> None:
+    t = Table(title=f"Nearest backlog for {escape(p['topic'])}")
+    for col in ("id", "status", "title", "criteria"):
+        t.add_column(col)
+    for b in p["backlog"]:
+        t.add_row(b["artifact_id"], b.get("status") or "", escape(b["title"]),
+                  str(len(b["acceptance_criteria"])))
+    console.print(t)
+    binding = p["binding"]
+    if binding.get("note"):
+        console.print(f"[yellow]{escape(binding['note'])}[/yellow]")
+    for s in binding.get("statements", []):
+        console.print(_statement_line(s) if "statement" in s else
+                      f"[bold]{escape(s['artifact_id'])}[/bold] {escape(s['title'])} "
+                      f"[dim](pointer, bears on {s['bears_on']})[/dim]")
+    related = p.get("related", {})
+    if related.get("artifacts"):
+        console.print("related: " + ", ".join(r["artifact_id"] for r in related["artifacts"]))
+    _cuts(console, binding)
