@@ -2,6 +2,7 @@
 
     python examples/build_acme.py build/demo --force
     python examples/api_usage.py build/demo/acme
+    python examples/api_usage.py build/demo/acme --write   # also the writes (commits to acme)
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from revetly_core import Engine, Refusal
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
+    if len(argv) not in (2, 3) or (len(argv) == 3 and argv[2] != "--write"):
         print(__doc__)
         return 2
     engine = Engine.open(argv[1])
@@ -37,7 +38,33 @@ def main(argv: list[str]) -> int:
         engine.get_artifact("STORY-9999")
     except Refusal as refusal:
         print("refused:", refusal.payload()["refusal"]["code"])
+    if len(argv) == 3:
+        write_tour(engine, page["items"][0]["artifact_id"] if page["items"] else None)
     return 0
+
+
+def write_tour(engine: Engine, in_progress: str | None) -> None:
+    """The writes: a draft parked for review and answered, a note, a status flip, a capture."""
+    from revetly_core.writes import ClientDeclaration, select_gate
+
+    gate = select_gate(ClientDeclaration.from_initialize({"capabilities": {}}))
+    draft = engine.submit_draft(
+        "Dunning reminder preview", "Finance wants to preview a reminder before it goes out.",
+        ["The preview shows the exact email text", "Sending from the preview is one click"],
+        gate=gate)
+    print(f"draft {draft['review_id']}: {draft['status']} (no gate declared)")
+    print(f"{engine.list_reviews()['count']} review(s) waiting")
+    answer = engine.resolve_review(draft["review_id"], "reject", "needs the legal wording first")
+    print(f"answered at the terminal: {answer['status']}, enforced {answer['decision_gate_enforced']}")
+
+    note = engine.record_conversation("Reminder wording", "Legal reviews every reminder text.",
+                                      related_ids=[in_progress] if in_progress else [])
+    print(f"recorded {note['conversation']['artifact_id']} in {note['commit'][:12]}")
+    if in_progress:
+        flip = engine.set_status(in_progress, "in-progress", claimed_by="api-usage-example")
+        print(f"{in_progress}: claim {flip.get('claim')}")
+    engine.wait_for_captures()
+    print("capture:", engine.context_health(capture=note["capture"])["capture"]["state"])
 
 
 if __name__ == "__main__":

@@ -99,16 +99,26 @@ def sync(
 
 
 @app.command()
-def status(instance: InstanceOpt = None, as_json: JsonOpt = False) -> None:
+def status(
+    instance: InstanceOpt = None,
+    capture: Annotated[str | None, typer.Option("--capture", help="A write's capture handle: "
+                                                "has it reached CONTEXT?")] = None,
+    as_json: JsonOpt = False,
+) -> None:
     """What context_health reports: last pass per source, revision, freshness, counts."""
-    payload = _run(lambda: Engine.open(instance).context_health(), as_json)
+    payload = _run(lambda: Engine.open(instance).context_health(capture=capture), as_json)
     _show(payload, as_json, "render_status")
 
 
 @app.command()
-def check(instance: InstanceOpt = None, as_json: JsonOpt = False) -> None:
+def check(
+    instance: InstanceOpt = None,
+    repair: Annotated[bool, typer.Option("--repair", help="Fold doubled criteria sections "
+                                         "(keeps the last list), then check.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
     """Name every file that breaks the schema and every link to an id CONTEXT lacks (exit 1)."""
-    payload = _run(lambda: Engine.open(instance).check(), as_json)
+    payload = _run(lambda: Engine.open(instance).check(repair=repair), as_json)
     _show(payload, as_json, "render_check")
     if not payload["ok"]:
         raise typer.Exit(EXIT_FOUND_PROBLEMS)
@@ -244,6 +254,7 @@ def serve(
 from revetly_cli import scope_commands  # noqa: E402,F401
 
 # (writes and reviews)
+from revetly_cli import write_commands  # noqa: E402,F401
 
 # (governed layer: revetly rag)
 

@@ -37,6 +37,10 @@ def render_status(console: Console, p: dict[str, Any]) -> None:
     if not p["index"]["current"]:
         extras.append("keyword index behind the store (rebuilt on the next sync)")
     console.print("  ".join(extras))
+    if "capture" in p:
+        cap = p["capture"]
+        elsewhere = " (pending elsewhere)" if cap.get("pending_elsewhere") else ""
+        console.print(f"capture {cap['handle']}: {cap['state']}{elsewhere}")
 
 
 def render_sync(console: Console, p: dict[str, Any]) -> None:

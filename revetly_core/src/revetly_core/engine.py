@@ -59,10 +59,12 @@ class Engine:
             payload["capture"] = capture_state(self.root, self.paths.state, self.paths.db, capture)
         return payload
 
-    def check(self) -> dict[str, Any]:
+    def check(self, repair: bool = False) -> dict[str, Any]:
         """Every file that breaks the schema and every declared link CONTEXT does not hold."""
         from revetly_core.reads.check import check_instance
 
+        if repair:
+            return self.check_repair()
         store = Store(self.paths.db, readonly=True) if self.paths.db.exists() else None
         try:
             return check_instance(self.root, self.config, store)
@@ -247,6 +249,17 @@ class Engine:
 
         return record_conversation(self._writes(), title, body, decisions, related_ids,
                                    project=project, principal=principal)
+
+    def check_repair(self) -> dict[str, Any]:
+        """`revetly check --repair`: fold doubled criteria sections, then check again."""
+        from revetly_core.writes.repair import repair_doubled_sections
+
+        before = self.check()
+        doubled = [str(p["path"]) for p in before["problems"] if p["code"] == "doubled-criteria"]
+        repaired = repair_doubled_sections(self._writes(), doubled)
+        after = self.check()
+        after["repair"] = repaired
+        return after
 
     def wait_for_captures(self, timeout: float = 60.0) -> None:
         """Block until this engine's background passes finish (scripts, benchmarks)."""

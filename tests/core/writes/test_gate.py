@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 
 import pytest
-
 from revetly_core.writes.gate import (
     APP_EXTENSION,
     APP_MIME,

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from gitrepo import GitRepo
-
 from revetly_core.writes.principal import (
     SERVICE_SENTINEL,
     Principal,

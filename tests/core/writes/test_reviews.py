@@ -7,11 +7,11 @@ import json
 import pytest
 from conftest import engine
 from gitrepo import Instance
-
-from revetly_core import Refusal
 from revetly_core.writes.gate import GateChoice
 from revetly_core.writes.principal import Principal
 from revetly_core.writes.reviews import ReviewStore, is_review_id, new_review_id
+
+from revetly_core import Refusal
 
 APP = GateChoice("app")
 CRITERIA = ["Reminders go out after 7 days", "A paid invoice gets no reminder"]
@@ -193,3 +193,16 @@ def test_draft_under_unknown_parent_is_refused(winst: Instance) -> None:
         _submit(winst, parent="EPIC-0042")
     assert exc.value.code == "not-a-live-work-item"
     assert engine(winst).list_reviews("all")["count"] == 0
+
+
+def test_revision_of_a_story_changed_since_is_refused_on_approval(winst: Instance) -> None:
+    e = engine(winst)
+    out = e.submit_revision("STORY-0001", "New words.", ["Only one"], gate=APP)
+    path = winst.root / "backlog" / "STORY-0001.md"
+    winst.git.write_and_commit({"backlog/STORY-0001.md": path.read_text() + "\nA late edit.\n"},
+                               "someone edits")
+    head = winst.git.head
+    done = e.resolve_review(out["review_id"], "approve")
+    assert done["status"] == "refused" and done["wrote"] is False
+    assert done["refusal"]["code"] == "story-changed"
+    assert winst.git.head == head and "A late edit." in path.read_text()

@@ -130,6 +130,9 @@ def check_instance(root: Path, config: Config, store: Store | None) -> dict[str,
             target = resolver.resolve(key) if key else None
             if target in arts:
                 parents[a.id] = target
+    from revetly_core.writes.repair import write_side_problems
+
+    problems.extend(write_side_problems(arts))
     for cycle in parent_cycles(parents):
         problems.append({
             "path": arts[cycle[0]].source_path, "id": cycle[0], "code": "parent-cycle",

@@ -10,6 +10,7 @@ from typing import Any
 from revetly_core.markdown.criteria import criteria_fingerprint
 from revetly_core.model import NOTE_TYPES, STATEMENT_NOTE_TYPES
 from revetly_core.refusal import Refusal
+from revetly_core.writes.answers import wrote_nothing
 from revetly_core.writes.context import WriteContext
 from revetly_core.writes.git_commit import commit_files, write_lock
 from revetly_core.writes.instance_files import locate_file, next_id, read_markdown, write_markdown
@@ -136,6 +137,7 @@ def check_decision(ctx: WriteContext, raw: object, n: int) -> DecisionEntry:
                          check_revises(ctx, raw.get("revises")))
 
 
+@wrote_nothing
 def record_conversation(
     ctx: WriteContext, title: str, body: str, decisions: list[Any] | None = None,
     related_ids: list[str] | None = None, *, project: str | None = None,
@@ -147,7 +149,7 @@ def record_conversation(
     related = [check_artifact_id(r, "related_ids") for r in check_list(related_ids, "related_ids")]
     proj = ctx.project(project)
     who = ctx.principal(principal)
-    with write_lock(ctx.paths.state):
+    with write_lock(ctx.paths.state) as batch:
         entries = [check_decision(ctx, d, i) for i, d in
                    enumerate(check_list(decisions, "decisions"), 1)]
         superseded_paths = {s: _held_note(ctx, s) for e in entries for s in e.supersedes}
@@ -169,7 +171,7 @@ def record_conversation(
             if e.revises:
                 front["revises"] = e.revises
             dpath = ctx.root / dec_folder / f"{did}.md"
-            write_markdown(dpath, front, e.text.rstrip() + "\n")
+            write_markdown(dpath, front, e.text.rstrip() + "\n", batch)
             files.append(dpath.relative_to(ctx.root).as_posix())
             dec_ids.append(did)
             row: dict[str, Any] = {"artifact_id": did, "path": files[-1], "title": e.title}
@@ -187,7 +189,7 @@ def record_conversation(
             conv_body += "\n## Decisions recorded\n\n" + "\n".join(
                 f"- {d}: {e.title}" for d, e in zip(dec_ids, entries, strict=True)) + "\n"
         cpath = ctx.root / folder / f"{conv_id}.md"
-        write_markdown(cpath, conv_front, conv_body)
+        write_markdown(cpath, conv_front, conv_body, batch)
         files.append(cpath.relative_to(ctx.root).as_posix())
         superseded: list[str] = []
         for e, did in zip(entries, dec_ids, strict=True):
@@ -201,7 +203,7 @@ def record_conversation(
                 sfront["superseded_by"] = by
                 if sfront.get("type") in STATEMENT_NOTE_TYPES:
                     sfront["status"] = "superseded"
-                write_markdown(spath, sfront, sbody)
+                write_markdown(spath, sfront, sbody, batch)
                 files.append(spath.relative_to(ctx.root).as_posix())
                 superseded.append(str(sfront.get("id", sid)))
         message = f"{conv_id}: {title}"

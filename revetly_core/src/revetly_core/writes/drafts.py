@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+from pathlib import Path
 from typing import Any
 
 from revetly_core.refusal import Refusal
+from revetly_core.writes.answers import wrote_nothing
 from revetly_core.writes.approver_floor import check_approver
 from revetly_core.writes.context import WriteContext
 from revetly_core.writes.decision import check_decided_via, decided_channel
@@ -32,6 +35,11 @@ TOOLS = {"resolve_tool": "resolve_review", "withdraw_tool": "withdraw_review",
          "state_tool": "review_state"}
 APPROVED_STATUS = "ready"
 """The status an approved new story is written with (docs/decisions: approved drafts)."""
+
+
+def file_digest(path: Path) -> str:
+    """sha1 of a file's bytes: what a revision was drafted against."""
+    return hashlib.sha1(path.read_bytes()).hexdigest()
 
 
 def _check_repository(ctx: WriteContext, repository: str | None) -> str | None:
@@ -77,6 +85,7 @@ def _open_review(
     return record
 
 
+@wrote_nothing
 def submit_draft(
     ctx: WriteContext, title: str, description: str, acceptance_criteria: list[str],
     parent: str | None = None, repository: str | None = None, *, project: str | None = None,
@@ -101,6 +110,7 @@ def submit_draft(
     return _gate_answer(record, gate)
 
 
+@wrote_nothing
 def submit_revision(
     ctx: WriteContext, artifact_id: str, description: str, acceptance_criteria: list[str], *,
     title: str | None = None, project: str | None = None, gate: GateChoice | None = None,
@@ -114,10 +124,10 @@ def submit_revision(
         title = check_text(title, "title", MAX_TITLE_CHARS).strip()
     folded = fold_criteria(description, criteria)
     proj = ctx.project(project)
-    ctx.live_work_item_file(aid)
+    base = file_digest(ctx.live_work_item_file(aid))
     who = ctx.principal(principal)
     draft = {"artifact_id": aid, "title": title, "description": folded,
-             "acceptance_criteria": criteria}
+             "acceptance_criteria": criteria, "base_sha1": base}
     record = _open_review(ctx, "revision", draft, proj, gate, session_id, who)
     return _gate_answer(record, gate)
 
@@ -176,6 +186,7 @@ def list_reviews(ctx: WriteContext, status: str = "pending",
     return out
 
 
+@wrote_nothing
 def raise_review(ctx: WriteContext, review_id: str, *, gate: GateChoice | None = None,
                  session_id: str | None = None) -> dict[str, Any]:
     """Put a waiting review back in front of a human; a review no longer pending answers its state."""
@@ -264,7 +275,7 @@ def _apply(ctx: WriteContext, record: ReviewRecord, approver: Principal,
     """Write and commit the approved draft; returns what was written."""
     d = record.draft
     today = dt.date.today().isoformat()
-    with write_lock(ctx.paths.state):
+    with write_lock(ctx.paths.state) as batch:
         if record.kind == "draft":
             folder = ctx.folder_for("story", record.project)
             aid = next_id(ctx.root, folder, "STORY")
@@ -283,6 +294,11 @@ def _apply(ctx: WriteContext, record: ReviewRecord, approver: Principal,
         else:
             aid = d["artifact_id"]
             path = ctx.live_work_item_file(aid)
+            if d.get("base_sha1") and file_digest(path) != d["base_sha1"]:
+                raise Refusal("story-changed", f"{aid} changed after this revision was drafted; "
+                              "approving it would overwrite that change",
+                              "submit the revision again against the story as it is now",
+                              {"id": aid})
             front, _old = read_markdown(path)
             if d.get("title"):
                 front["title"] = d["title"]
@@ -296,12 +312,13 @@ def _apply(ctx: WriteContext, record: ReviewRecord, approver: Principal,
             message = f"{aid}: revised\n\nApproved revision {record.review_id} " \
                       f"(drafted by {record.drafted_by.get('name')}, approved by {approver.name})"
         rel = path.relative_to(ctx.root).as_posix()
-        write_markdown(path, front, body)
+        write_markdown(path, front, body, batch)
         commit = commit_files(ctx.root, [rel], message, approver)
     capture = ctx.captures.file(commit)
     return {"artifact_id": aid, "path": rel, "commit": commit, "capture": capture}
 
 
+@wrote_nothing
 def resolve_review(
     ctx: WriteContext, review_id: str, decision: str, reason: str | None = None, *,
     decided_via: str = "cli", session_id: str | None = None, principal: Principal | None = None,
@@ -346,6 +363,7 @@ def resolve_review(
     return {**state_payload(record), "answered_now": True}
 
 
+@wrote_nothing
 def withdraw_review(
     ctx: WriteContext, review_id: str, reason: str | None = None, *, decided_via: str = "cli",
     session_id: str | None = None, principal: Principal | None = None,

@@ -33,3 +33,26 @@ def atomic_write(path: Path, data: bytes) -> None:
             os.unlink(tmp)
         raise
     _fsync_dir(path.parent)
+
+
+class FileBatch:
+    """Files one write changes: each written atomically, all put back if the write fails."""
+
+    def __init__(self) -> None:
+        self._before: dict[Path, bytes | None] = {}
+
+    def write(self, path: Path, data: bytes) -> None:
+        """Write a file, remembering what it held (or that it did not exist) the first time."""
+        if path not in self._before:
+            self._before[path] = path.read_bytes() if path.exists() else None
+        atomic_write(path, data)
+
+    def rollback(self) -> None:
+        """Put every file back as it was: new files removed, changed files restored."""
+        for path, old in self._before.items():
+            with contextlib.suppress(OSError):
+                if old is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    atomic_write(path, old)
+        self._before.clear()

@@ -11,6 +11,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from revetly_core.refusal import Refusal
+from revetly_core.writes.files import FileBatch
 from revetly_core.writes.principal import Principal
 
 WRITE_LOCK = "write.lock"
@@ -18,8 +19,12 @@ LOCK_TIMEOUT_S = 60.0
 
 
 @contextmanager
-def write_lock(state_dir: Path) -> Iterator[None]:
-    """Hold the instance's write lock: read, write and commit happen under it, never interleaved."""
+def write_lock(state_dir: Path) -> Iterator[FileBatch]:
+    """Hold the instance's write lock: read, write and commit happen under it, never interleaved.
+
+    Files written through the yielded batch are put back as they were if the block fails, so
+    a write that cannot commit leaves nothing behind.
+    """
     state_dir.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(state_dir / WRITE_LOCK))
     try:
@@ -28,8 +33,12 @@ def write_lock(state_dir: Path) -> Iterator[None]:
         raise Refusal("busy", "another write has held this instance for over a minute",
                       "try the write again; if it persists, look for a stuck revetly process",
                       ) from None
+    batch = FileBatch()
     try:
-        yield
+        yield batch
+    except BaseException:
+        batch.rollback()
+        raise
     finally:
         lock.release()
 

@@ -11,7 +11,7 @@ import yaml
 from revetly_core.ids import id_key
 from revetly_core.markdown.frontmatter import FrontmatterError, split_frontmatter
 from revetly_core.refusal import Refusal
-from revetly_core.writes.files import atomic_write
+from revetly_core.writes.files import FileBatch
 
 FOLDER_OF_TYPE = {
     "epic": "backlog", "feature": "backlog", "story": "backlog", "task": "backlog",
@@ -35,15 +35,15 @@ def read_markdown(path: Path) -> tuple[dict[str, Any], str]:
                       "fix the file (see `revetly check`), then write again") from None
 
 
-def write_markdown(path: Path, front: dict[str, Any], body: str) -> None:
-    """Write an instance file atomically."""
-    atomic_write(path, render_markdown(front, body).encode("utf-8"))
+def write_markdown(path: Path, front: dict[str, Any], body: str, batch: FileBatch) -> None:
+    """Write an instance file atomically, as part of one write's batch."""
+    batch.write(path, render_markdown(front, body).encode("utf-8"))
 
 
 def next_id(root: Path, folder: str, family: str, width: int = 4) -> str:
-    """The next free FAMILY-NNNN in a folder (by file name and padding already in use)."""
+    """The next free FAMILY-NNNN in a folder (by file name and the padding already in use)."""
     highest = 0
-    used_width = width
+    used_width = 0
     pattern = re.compile(rf"^{re.escape(family)}-(\d+)\.md$", re.IGNORECASE)
     target = root / folder
     if target.is_dir():
@@ -52,7 +52,7 @@ def next_id(root: Path, folder: str, family: str, width: int = 4) -> str:
             if m:
                 highest = max(highest, int(m.group(1)))
                 used_width = max(used_width, len(m.group(1)))
-    return f"{family}-{highest + 1:0{used_width}d}"
+    return f"{family}-{highest + 1:0{used_width or width}d}"
 
 
 def locate_file(

@@ -6,6 +6,7 @@ from typing import Any
 
 from revetly_core.model import WORK_ITEM_STATUSES
 from revetly_core.refusal import Refusal
+from revetly_core.writes.answers import wrote_nothing
 from revetly_core.writes.claims import Claim, clears_claim, decide_claim
 from revetly_core.writes.context import WriteContext
 from revetly_core.writes.delivery import (
@@ -42,6 +43,7 @@ def claim_refused(aid: str, holder: Claim, claimant: str) -> dict[str, Any]:
     }
 
 
+@wrote_nothing
 def set_status(
     ctx: WriteContext, artifact_id: str, status: str, claimed_by: str | None = None,
     reason: str | None = None, verdicts: list[Any] | None = None, *, project: str | None = None,
@@ -60,7 +62,7 @@ def set_status(
                       {"field": "reason", "wrote": False})
     proj = ctx.project(project)
     who = ctx.principal(principal)
-    with write_lock(ctx.paths.state):
+    with write_lock(ctx.paths.state) as batch:
         path = ctx.live_work_item_file(aid)
         front, body = read_markdown(path)
         held_id = str(front.get("id", aid))
@@ -96,7 +98,7 @@ def set_status(
             dpath = ctx.root / folder / f"{did}.md"
             write_markdown(dpath, delivery_front(did, held_id, str(front.get("title", "")),
                                                  who.name, now, rows, commits),
-                           delivery_body(held_id, rows))
+                           delivery_body(held_id, rows), batch)
             files.append(dpath.relative_to(ctx.root).as_posix())
             delivery = {"artifact_id": did, "path": files[-1], "verdicts": rows,
                         "implemented_by": commits}
@@ -123,7 +125,7 @@ def set_status(
             entry["delivery"] = delivery["artifact_id"]
         log = front.get("review_log")
         front["review_log"] = [*(log if isinstance(log, list) else []), entry]
-        write_markdown(path, front, body)
+        write_markdown(path, front, body, batch)
         files.append(path.relative_to(ctx.root).as_posix())
         message = f"{held_id}: {old or 'no status'} -> {new}"
         if claim is not None:
