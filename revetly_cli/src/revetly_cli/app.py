@@ -251,10 +251,10 @@ def serve(
 
 # ---- command groups defined in their own modules register here, one import each ----
 # (scope reads)
-from revetly_cli import scope_commands  # noqa: E402,F401
+from revetly_cli import scope_commands  # noqa: E402,F401,I001
 
 # (writes and reviews)
-from revetly_cli import write_commands  # noqa: E402,F401
+from revetly_cli import write_commands  # noqa: E402,F401,I001
 
 # (governed layer: revetly rag)
 

@@ -113,12 +113,14 @@ class RevetlyServer:
 
         async def get_scope(ctx: Context, question: str = "binding",
                             artifact_id: str | None = None, topic: str | None = None,
-                            path: str | None = None, since: str | None = None,
+                            path: str | None = None, depth: int | None = None,
+                            since: str | None = None,
                             until: str | None = None, clock: str | None = None,
                             limit: int | None = None,
                             project: str | None = None) -> CallToolResult:
             return await answer("get_scope", ctx, question=question, artifact_id=artifact_id,
-                                topic=topic, path=path, since=since, until=until, clock=clock,
+                                topic=topic, path=path, depth=depth, since=since, until=until,
+                                clock=clock,
                                 limit=limit, project=project)
 
         async def get_authoring_context(topic: str, ctx: Context, limit: int | None = None,

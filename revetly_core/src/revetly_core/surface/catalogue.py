@@ -62,9 +62,10 @@ TOOLS: tuple[ToolSpec, ...] = (
           "are counted under outside_backlog."),
     _read("get_scope", "Ask about a scope",
           "Three questions about one scope. question='binding': what already binds an "
-          "artifact_id or a topic (decisions, constraints, with provenance); with path, which "
-          "stories and decisions are behind a file. question='drift': what was asked for against "
-          "what shipped. question='deltas': what changed in a window (since/until, clock)."),
+          "artifact_id (depth narrows its branch) or a topic: decisions and constraints, with "
+          "provenance; with path, which stories and decisions are behind a file. "
+          "question='drift': what was asked for against what shipped. question='deltas': what "
+          "changed in a window (since/until, clock)."),
     _read("get_authoring_context", "Gather what to draft from",
           "The bundle to draft a story from: the nearest backlog items, their documents and paths, "
           "and the decisions that bind them. Pass the drafting intent in plain words as topic "
