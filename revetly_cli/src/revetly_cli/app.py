@@ -254,7 +254,7 @@ def serve(
 from revetly_cli import scope_commands  # noqa: E402,F401,I001
 
 # (writes and reviews)
-from revetly_cli import write_commands  # noqa: E402,F401,I001
+from revetly_cli import write_commands  # noqa: E402,F401
 
 # (governed layer: revetly rag)
 
