@@ -200,3 +200,15 @@ async def test_a_declined_dialog_over_a_spawned_server_stays_pending(writable: P
         result = await client.call_tool("submit_draft", DRAFT)
     payload = result.structured_content or {}
     assert payload["status"] == "pending" and payload["dialog"] == "dismissed"
+
+
+async def test_a_bound_connection_raises_only_its_own_projects_reviews(duo: Path) -> None:
+    async with Client(_server(duo, "alpha"), mode="legacy") as client:
+        parked = (await client.call_tool("submit_draft", DRAFT)).structured_content or {}
+    assert parked["project"] == "alpha" and parked["status"] == "parked"
+    async with Client(_server(duo, "beta"), mode="legacy") as client:
+        refused = await client.call_tool("raise_review", {"review_id": parked["review_id"]})
+        listed = await client.call_tool("list_reviews", {})
+    body = (refused.structured_content or {})["refusal"]
+    assert body["code"] == "bound-to-another-project" and body["bound_to"] == "beta"
+    assert parked["review_id"] not in json.dumps(listed.structured_content)
