@@ -39,6 +39,7 @@ INSTRUCTIONS = (
     "the review_id and stop. Call context_health before trusting an empty answer."
 )
 
+
 def annotations_of(spec: ToolSpec) -> ToolAnnotations:
     """The MCP annotations of a catalogue entry (nothing here reaches outside the instance)."""
     return ToolAnnotations(title=spec.title, read_only_hint=spec.read_only,
