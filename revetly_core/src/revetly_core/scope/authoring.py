@@ -188,7 +188,7 @@ def get_authoring_context(
         binding = {"statements": [], "note": NOTHING_FOUND}
     else:
         members = walk_members(ctx.graph, ids)
-        result = bind(ctx.store, ctx.graph, members)
+        result = bind(ctx.store, ctx.graph, members, projects=scope.reach)
         rows = list(result.rows)
         binding = {"scope": {"roots": ids, "member_count": len(members.by_id)}}
         marked_rows = {r["artifact_id"] for r in backlog if "revised_by" in r}

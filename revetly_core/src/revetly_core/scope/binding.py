@@ -101,9 +101,10 @@ class Binding:
 
 def bind(
     store: Store, graph: Any, members: Members, *, words: list[str] | None = None,
-    topic_matched: frozenset[str] = frozenset(),
+    topic_matched: frozenset[str] = frozenset(), projects: tuple[str, ...] | None = None,
 ) -> Binding:
-    """Gather, credit and order every statement the members reach."""
+    """Gather, credit and order every statement the members reach; with `projects`, only the
+    statements held by `projects` (the one asked and what it imports)."""
     found = gather_statements(graph, members)
     ids = sorted(found)
     arts = artifacts_by_id(store, ids + sorted(members.by_id))
@@ -111,7 +112,7 @@ def bind(
     ranked: list[Ranked] = []
     for sid in ids:
         a = arts.get(sid)
-        if a is None:
+        if a is None or (projects is not None and a.project not in projects):
             continue
         entry = found[sid]
         reach = best_reach(entry, members)

@@ -42,13 +42,15 @@ def scope_root(ctx: ScopeContext, artifact_id: object, scope: ProjectScope) -> s
 
 
 def binding_for_roots(
-    ctx: ScopeContext, roots: list[str], limit: int, scope_block: dict[str, Any], *,
+    ctx: ScopeContext, scope: ProjectScope, roots: list[str], limit: int,
+    scope_block: dict[str, Any], *,
     words: list[str] | None = None, topic_matched: frozenset[str] = frozenset(),
     depth: int | None = None,
 ) -> dict[str, Any]:
     """Walk the members from these roots and serve what binds them."""
     members = walk_members(ctx.graph, roots, depth)
-    result = bind(ctx.store, ctx.graph, members, words=words, topic_matched=topic_matched)
+    result = bind(ctx.store, ctx.graph, members, words=words, topic_matched=topic_matched,
+                  projects=scope.reach)
     return statements_block(ctx.store, members, result, limit, scope_block)
 
 
@@ -64,7 +66,7 @@ def binding(ctx: ScopeContext, scope: ProjectScope, *, artifact_id: object, topi
         block, leading = behind_path(ctx.config, ctx.store, ctx.graph, ctx.root,
                                      check_path(path), ctx.path_cache)
         scope_block: dict[str, Any] = {"kind": "path", "roots": leading}
-        body = binding_for_roots(ctx, leading, limit, scope_block)
+        body = binding_for_roots(ctx, scope, leading, limit, scope_block)
         return {"question": "binding", **block, **body}
     if topic not in (None, ""):
         text = check_topic(topic)
@@ -73,7 +75,7 @@ def binding(ctx: ScopeContext, scope: ProjectScope, *, artifact_id: object, topi
         roots = [m.artifact_id for m in matched.matched]
         topic_matched = frozenset(m.artifact_id for m in matched.matched
                                   if m.artifact_type in ("decision", "constraint", "assumption"))
-        body = binding_for_roots(ctx, roots, limit, scope_block, words=matched.words,
+        body = binding_for_roots(ctx, scope, roots, limit, scope_block, words=matched.words,
                                  topic_matched=topic_matched, depth=depth)
         return {"question": "binding", **body}
     if artifact_id in (None, ""):
@@ -84,7 +86,7 @@ def binding(ctx: ScopeContext, scope: ProjectScope, *, artifact_id: object, topi
     scope_block = {"kind": "artifact", "artifact_id": root}
     if depth is not None:
         scope_block["depth"] = depth
-    return {"question": "binding", **binding_for_roots(ctx, [root], limit, scope_block,
+    return {"question": "binding", **binding_for_roots(ctx, scope, [root], limit, scope_block,
                                                        depth=depth)}
 
 
