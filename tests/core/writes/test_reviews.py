@@ -48,7 +48,7 @@ def test_submit_records_pending_review_first(winst: Instance) -> None:
     out = _submit(winst)
     assert out["status"] == "awaiting-review" and out["gate"] == "app"
     assert out["resolve_tool"] == "resolve_review" and out["wrote"] is False
-    path = winst.root / ".revetly" / "reviews" / f"{out['review_id']}.json"
+    path = winst.root / "records" / "reviews" / f"{out['review_id']}.json"
     stored = json.loads(path.read_text())
     assert stored["status"] == "pending"
     assert stored["drafted_by"]["name"] == "Dana Reyes"
@@ -150,7 +150,7 @@ def test_bad_decided_via_is_refused(winst: Instance) -> None:
 
 def test_corrupt_record_is_named_never_followed(winst: Instance) -> None:
     out = _submit(winst)
-    folder = winst.root / ".revetly" / "reviews"
+    folder = winst.root / "records" / "reviews"
     path = folder / f"{out['review_id']}.json"
     data = json.loads(path.read_text())
     data["review_id"] = "../../revetly.toml"
@@ -166,7 +166,7 @@ def test_corrupt_record_is_named_never_followed(winst: Instance) -> None:
 
 def test_store_refuses_to_build_a_path_from_a_bad_id(winst: Instance) -> None:
     with pytest.raises(Refusal):
-        ReviewStore(winst.root / ".revetly")._path("../x")
+        ReviewStore(winst.root, winst.root / ".revetly")._path("../x")
 
 
 def test_revision_rewrites_the_story_body(winst: Instance) -> None:

@@ -142,3 +142,34 @@ def test_status_of_unknown_item_refused(winst: Instance) -> None:
     with pytest.raises(Refusal) as exc:
         engine(winst).set_status("STORY-0099", "ready")
     assert exc.value.code == "not-a-live-work-item"
+
+
+def _held_elsewhere(inst: Instance) -> None:
+    """A work item CONTEXT holds from another system (stored as a tracker connector would)."""
+    from revetly_core.model import Artifact
+    from revetly_core.store.db import Store
+
+    store = Store(inst.root / ".revetly" / "context.db")
+    try:
+        with store.transaction():
+            store.upsert_artifacts([Artifact(
+                id="TASK-0500", type="task", title="Rotate the keys", source="github",
+                project="acme", status="in-progress", criteria=["Keys rotated"])],
+                "2026-01-01T00:00:00+00:00")
+    finally:
+        store.close()
+
+
+def test_item_held_elsewhere_ships_as_delivery_only(winst: Instance) -> None:
+    _held_elsewhere(winst)
+    out = engine(winst).set_status("TASK-0500", "done", verdicts=["met"])
+    assert out["did"] == "delivery-only" and out["status"] == "in-progress"
+    rec = _front(winst, out["delivery"]["path"])
+    assert rec["delivers"] == "TASK-0500" and rec["verdicts"][0]["text"] == "Keys rotated"
+
+
+def test_item_held_elsewhere_is_not_flipped_here(winst: Instance) -> None:
+    _held_elsewhere(winst)
+    with pytest.raises(Refusal) as exc:
+        engine(winst).set_status("TASK-0500", "ready")
+    assert exc.value.code == "not-in-this-store" and "github" in exc.value.detail

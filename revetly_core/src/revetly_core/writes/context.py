@@ -34,7 +34,7 @@ class WriteContext:
 
     @property
     def reviews(self) -> ReviewStore:
-        return ReviewStore(self.paths.state)
+        return ReviewStore(self.root, self.paths.state)
 
     def store(self) -> Store | None:
         """CONTEXT read-only, or None before the first pass."""

@@ -13,6 +13,11 @@ from revetly_core.markdown.frontmatter import FrontmatterError, split_frontmatte
 from revetly_core.refusal import Refusal
 from revetly_core.writes.files import FileBatch
 
+try:  # the C dumper is several times faster, and writes are timed with their commit
+    _Dumper: Any = yaml.CSafeDumper
+except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+    _Dumper = yaml.SafeDumper
+
 FOLDER_OF_TYPE = {
     "epic": "backlog", "feature": "backlog", "story": "backlog", "task": "backlog",
     "bug": "backlog", "decision": "notes", "constraint": "notes", "assumption": "notes",
@@ -22,7 +27,7 @@ FOLDER_OF_TYPE = {
 
 def render_markdown(front: dict[str, Any], body: str) -> str:
     """A markdown instance file: the YAML frontmatter block, a blank line, the body."""
-    text = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=100)
+    text = yaml.dump(front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
     return f"---\n{text}---\n\n{body.lstrip(chr(10))}"
 
 

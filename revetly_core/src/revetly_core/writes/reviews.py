@@ -1,4 +1,4 @@
-"""The review record store: one JSON file per review (REV- + 16 hex) under .revetly/reviews/."""
+"""The review record store: one JSON file per review (REV- + 16 hex) under records/reviews/."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ REVIEW_STATUSES = ("pending", "applied", "refused", "resolved", "withdrawn")
 was refused; resolved: rejected by the reviewer; withdrawn: taken off the list undecided."""
 LIST_STATUSES = (*REVIEW_STATUSES, "all")
 _REVIEW_ID = re.compile(r"REV-[0-9a-f]{16}")
-REVIEWS_DIR = "reviews"
+REVIEWS_DIR = "records/reviews"
+"""Where reviews live in the instance: beside the records, outside the deletable .revetly/."""
 
 
 def utc_now() -> str:
@@ -112,8 +113,9 @@ class CorruptRecord(Exception):
 class ReviewStore:
     """Reviews of one instance; every write is atomic and fsynced before it is acknowledged."""
 
-    def __init__(self, state_dir: Path) -> None:
-        self.folder = state_dir / REVIEWS_DIR
+    def __init__(self, root: Path, state_dir: Path) -> None:
+        self.folder = root / REVIEWS_DIR
+        self.locks = state_dir / "locks"
 
     def _path(self, review_id: str) -> Path:
         if not is_review_id(review_id):  # never build a path from an unchecked id
@@ -124,8 +126,8 @@ class ReviewStore:
     def locked(self, review_id: str) -> Iterator[None]:
         """Hold one review exclusively while it is answered (across processes)."""
         path = self._path(review_id)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(path.with_suffix(".lock")), timeout=30):
+        self.locks.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(self.locks / f"{path.stem}.lock"), timeout=30):
             yield
 
     def save(self, record: ReviewRecord) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from revetly_core.model import WORK_ITEM_STATUSES
+from revetly_core.model import WORK_ITEM_STATUSES, WORK_ITEM_TYPES, Artifact
 from revetly_core.refusal import Refusal
 from revetly_core.writes.answers import wrote_nothing
 from revetly_core.writes.claims import Claim, clears_claim, decide_claim
@@ -15,6 +15,7 @@ from revetly_core.writes.delivery import (
     implementing_commits,
     normalise_verdicts,
 )
+from revetly_core.writes.files import FileBatch
 from revetly_core.writes.git_commit import commit_files, write_lock
 from revetly_core.writes.instance_files import next_id, read_markdown, write_markdown
 from revetly_core.writes.limits import MAX_BODY_CHARS, MAX_TITLE_CHARS, check_artifact_id, check_text
@@ -30,6 +31,52 @@ def check_status(status: object) -> str:
                       f"use one of: {', '.join(WORK_ITEM_STATUSES)}",
                       {"field": "status", "wrote": False})
     return str(status)
+
+
+def write_delivery(
+    ctx: WriteContext, batch: FileBatch, item_id: str, title: str, criteria: list[str],
+    verdicts: list[Any] | None, who: Principal, now: str, project: str,
+) -> dict[str, Any]:
+    """Write the delivery record of a ship: a verdict per criterion, quoted as it stood."""
+    rows = normalise_verdicts(verdicts, criteria, item_id)
+    store = ctx.store()
+    try:
+        commits = implementing_commits(store, item_id)
+    finally:
+        if store is not None:
+            store.close()
+    folder = ctx.folder_for("delivery", project)
+    did = next_id(ctx.root, folder, "DEL")
+    dpath = ctx.root / folder / f"{did}.md"
+    write_markdown(dpath, delivery_front(did, item_id, title, who.name, now, rows, commits),
+                   delivery_body(item_id, rows), batch)
+    delivery: dict[str, Any] = {"artifact_id": did, "path": dpath.relative_to(ctx.root).as_posix(),
+                                "verdicts": rows, "implemented_by": commits}
+    if not criteria:
+        delivery["no_criteria_declared"] = True
+    return delivery
+
+
+def delivery_only(ctx: WriteContext, held: Artifact, new: str, verdicts: list[Any] | None,
+                  who: Principal, project: str) -> dict[str, Any]:
+    """An item another system holds: done records the delivery alone, with no flip anywhere."""
+    if new != "done":
+        raise Refusal("not-in-this-store",
+                      f"{held.id} is held by {held.source}, which this instance does not write "
+                      "to: its status is set there",
+                      f"set it on {held.source}; set_status(..., 'done', verdicts=...) here "
+                      "records the delivery alone", {"id": held.id, "source": held.source})
+    with write_lock(ctx.paths.state) as batch:
+        now = utc_now()
+        delivery = write_delivery(ctx, batch, held.id, held.title, list(held.criteria),
+                                  verdicts, who, now, project)
+        commit = commit_files(ctx.root, [delivery["path"]],
+                              f"{delivery['artifact_id']}: delivery of {held.id}", who)
+    return {"artifact_id": held.id, "status": held.status, "previous_status": held.status,
+            "project": project, "recorded_by": who.record(), "wrote": True, "commit": commit,
+            "did": "delivery-only", "claim": None, "delivery": delivery,
+            "note": f"{held.id} lives on {held.source}; no status was flipped anywhere",
+            "capture": ctx.captures.file(commit)}
 
 
 def claim_refused(aid: str, holder: Claim, claimant: str) -> dict[str, Any]:
@@ -62,6 +109,10 @@ def set_status(
                       {"field": "reason", "wrote": False})
     proj = ctx.project(project)
     who = ctx.principal(principal)
+    held = ctx.stored(aid)
+    if held is not None and not held.deleted and held.source != "repository" \
+            and held.type in WORK_ITEM_TYPES:
+        return delivery_only(ctx, held, new, verdicts, who, proj)
     with write_lock(ctx.paths.state) as batch:
         path = ctx.live_work_item_file(aid)
         front, body = read_markdown(path)
@@ -85,25 +136,9 @@ def set_status(
         files: list[str] = []
         delivery: dict[str, Any] | None = None
         if new == "done":
-            criteria = criteria_of(body)
-            rows = normalise_verdicts(verdicts, criteria, held_id)
-            store = ctx.store()
-            try:
-                commits = implementing_commits(store, held_id)
-            finally:
-                if store is not None:
-                    store.close()
-            folder = ctx.folder_for("delivery", proj)
-            did = next_id(ctx.root, folder, "DEL")
-            dpath = ctx.root / folder / f"{did}.md"
-            write_markdown(dpath, delivery_front(did, held_id, str(front.get("title", "")),
-                                                 who.name, now, rows, commits),
-                           delivery_body(held_id, rows), batch)
-            files.append(dpath.relative_to(ctx.root).as_posix())
-            delivery = {"artifact_id": did, "path": files[-1], "verdicts": rows,
-                        "implemented_by": commits}
-            if not criteria:
-                delivery["no_criteria_declared"] = True
+            delivery = write_delivery(ctx, batch, held_id, str(front.get("title", "")),
+                                      criteria_of(body), verdicts, who, now, proj)
+            files.append(delivery["path"])
         elif verdicts:
             raise Refusal("bad-argument", "verdicts are given only when setting done",
                           "leave verdicts out for this status", {"field": "verdicts",
