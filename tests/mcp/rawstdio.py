@@ -23,6 +23,7 @@ class RawServer:
             [sys.executable, "-m", "revetly_mcp", "--instance", str(root), *extra],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         )
+        self.notifications: list[dict[str, Any]] = []
 
     def send(self, data: bytes) -> None:
         assert self.proc.stdin is not None
@@ -33,11 +34,16 @@ class RawServer:
         self.send(json.dumps(message).encode() + b"\n")
 
     def receive(self) -> dict[str, Any]:
+        """The next response; notifications on the way are kept in self.notifications."""
         assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        assert line, "the server closed its stdout"
-        answer: dict[str, Any] = json.loads(line)
-        return answer
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, "the server closed its stdout"
+            answer: dict[str, Any] = json.loads(line)
+            if "method" in answer and "id" not in answer:
+                self.notifications.append(answer)
+                continue
+            return answer
 
     def ask(self, data: bytes) -> dict[str, Any]:
         self.send(data)

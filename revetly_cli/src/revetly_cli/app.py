@@ -239,15 +239,19 @@ def serve(
     project: Annotated[
         str | None, typer.Option("--project", help="Bind the connection to one project.")
     ] = None,
+    max_frame: Annotated[
+        int, typer.Option("--max-frame", help="Longest JSON-RPC line accepted, in bytes.")
+    ] = 1024 * 1024,
 ) -> None:
     """Run the MCP server over stdio for an agent host (the same as `revetly-mcp`)."""
     try:
-        from revetly_mcp.server import serve_stdio
+        from revetly_mcp.server import run
     except ImportError:
         sys.stderr.write("revetly serve needs the revetly-mcp package: pip install revetly-mcp\n")
         raise typer.Exit(EXIT_REFUSED) from None
-    engine = _run(lambda: {"engine": Engine.open(instance)}, False)["engine"]
-    serve_stdio(engine, project=project)
+    code = run(instance, project, max_frame)
+    if code:
+        raise typer.Exit(code)
 
 
 # Command groups defined in their own modules register themselves on `app` when imported.

@@ -1,67 +1,265 @@
-"""The stdio MCP server. This release serves context_health; the read and write tools follow."""
+"""The stdio MCP server: every tool, prompt and resource a single call into revetly_core."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from collections.abc import Callable
+from functools import partial
+from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
+import anyio
+import anyio.to_thread
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.mcpserver import Context, MCPServer, UserMessage
+from mcp.types import CallToolResult, ToolAnnotations
+from revetly_core.surface import (
+    BRIEF_URI_TEMPLATE,
+    HEALTH_URI,
+    PROMPTS,
+    RESOURCE_MIME,
+    REVIEW_URI_TEMPLATE,
+    SURFACE_URI,
+    Surface,
+    ToolSpec,
+    prompt_text,
+    tool_spec,
+)
 
-from revetly_core import Engine, Refusal
+from revetly_core import Engine, Refusal, __version__
+from revetly_mcp.gate import GateRenderer, declaration_of, register_review_app
+from revetly_mcp.schemas import answer_or_refusal, payload_text, tool_result
+from revetly_mcp.session import Sessions
 from revetly_mcp.transport import DEFAULT_MAX_FRAME, serve_stdio_guarded
 
 INSTRUCTIONS = (
     "Revetly holds this product's backlog, decisions, conversations, delivery records and the "
-    "commits that implement them. Call context_health to see whether CONTEXT is current."
+    "commits that implement them. Ground before work (search_context, get_artifact, get_scope), "
+    "draft from get_authoring_context, and treat 'awaiting-review' as final for the call: report "
+    "the review_id and stop. Call context_health before trusting an empty answer."
 )
+
+
+def annotations_of(spec: ToolSpec) -> ToolAnnotations:
+    """The MCP annotations of a catalogue entry (nothing here reaches outside the instance)."""
+    return ToolAnnotations(title=spec.title, read_only_hint=spec.read_only,
+                           destructive_hint=spec.destructive, idempotent_hint=spec.idempotent,
+                           open_world_hint=False)
+
+
+class RevetlyServer:
+    """The MCP shell over one Surface: registers tools, prompts, resources and middleware."""
+
+    def __init__(self, engine: Engine, project: str | None = None) -> None:
+        self.surface = Surface(engine, project)
+        self.sessions = Sessions()
+        self.limiter = anyio.CapacityLimiter(1)
+        self.mcp = MCPServer("revetly", version=__version__, instructions=INSTRUCTIONS)
+        self.gate = GateRenderer(self)
+        self.mcp.middleware.append(self._middleware)
+        self._register_tools()
+        self._register_prompts()
+        self._register_resources()
+        register_review_app(self.mcp)
+
+    # ------------------------------------------------------------------ calling core
+    async def core(self, call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """Run one core call off the event loop, one at a time."""
+        return await anyio.to_thread.run_sync(call, limiter=self.limiter)
+
+    async def answer(self, name: str, ctx: Context, **arguments: Any) -> CallToolResult:
+        """The generic tool body: one Surface.call, its payload as the result."""
+        rctx = ctx.request_context
+        decl = declaration_of(rctx)
+        payload = await self.core(partial(
+            self.surface.call, name, arguments, reviewer_withheld=decl.reviewer_withheld,
+            client_name=decl.name, client_version=decl.version,
+            **self.gate.session_arguments(name, rctx)))
+        return tool_result(payload)
+
+    # ------------------------------------------------------------------ registration
+    def _add(self, fn: Callable[..., Any]) -> None:
+        name = fn.__name__
+        spec = tool_spec(name)
+        if name not in self.surface.served():
+            return
+        fn.__annotations__["return"] = Annotated[CallToolResult, answer_or_refusal(name)]
+        self.mcp.tool(name=name, title=spec.title, description=spec.description,
+                      annotations=annotations_of(spec), meta=spec.meta() or None)(fn)
+
+    def _register_tools(self) -> None:
+        answer = self.answer
+        gate = self.gate
+
+        async def search_context(query: str, ctx: Context, limit: int = 10,
+                                 project: str | None = None, deleted: str | None = None,
+                                 inferred: str | None = None) -> CallToolResult:
+            return await answer("search_context", ctx, query=query, limit=limit, project=project,
+                                deleted=deleted, inferred=inferred)
+
+        async def get_artifact(artifact_id: str, ctx: Context, project: str | None = None,
+                               history_after: str | None = None, depth: int | str | None = None,
+                               deleted: str | None = None) -> CallToolResult:
+            return await answer("get_artifact", ctx, artifact_id=artifact_id, project=project,
+                                history_after=history_after, depth=depth, deleted=deleted)
+
+        async def list_backlog(ctx: Context, status: str | None = None,
+                               provenance: str | None = None, pbi_type: str | None = None,
+                               limit: int = 50, cursor: str | None = None,
+                               project: str | None = None,
+                               deleted: str | None = None) -> CallToolResult:
+            return await answer("list_backlog", ctx, status=status, provenance=provenance,
+                                pbi_type=pbi_type, limit=limit, cursor=cursor, project=project,
+                                deleted=deleted)
+
+        async def get_scope(ctx: Context, question: str = "binding",
+                            artifact_id: str | None = None, topic: str | None = None,
+                            path: str | None = None, depth: int | None = None,
+                            since: str | None = None,
+                            until: str | None = None, clock: str | None = None,
+                            limit: int | None = None,
+                            project: str | None = None) -> CallToolResult:
+            return await answer("get_scope", ctx, question=question, artifact_id=artifact_id,
+                                topic=topic, path=path, depth=depth, since=since, until=until,
+                                clock=clock,
+                                limit=limit, project=project)
+
+        async def get_authoring_context(topic: str, ctx: Context, limit: int | None = None,
+                                        project: str | None = None) -> CallToolResult:
+            return await answer("get_authoring_context", ctx, topic=topic, limit=limit,
+                                project=project)
+
+        async def context_health(ctx: Context, capture: str | None = None) -> CallToolResult:
+            return await answer("context_health", ctx, capture=capture)
+
+        for fn in (search_context, get_artifact, list_backlog, get_scope, get_authoring_context,
+                   context_health):
+            self._add(fn)
+        gate.register_tools(self._add)
+
+    def _register_prompts(self) -> None:
+        def make(name: str, argument: str) -> Callable[..., list[UserMessage]]:
+            def prompt(**kwargs: str) -> list[UserMessage]:
+                return [UserMessage(prompt_text(name, kwargs.get(argument, "")))]
+            return prompt
+
+        for spec in PROMPTS:
+            self._add_prompt(spec.name, spec.title, spec.description, spec.argument,
+                             spec.argument_description, make(spec.name, spec.argument))
+
+    def _add_prompt(self, name: str, title: str, description: str, argument: str,
+                    argument_description: str, fn: Callable[..., list[UserMessage]]) -> None:
+        from mcp.server.mcpserver.prompts.base import Prompt, PromptArgument
+
+        prompt = Prompt(name=name, title=title, description=description,
+                        arguments=[PromptArgument(name=argument, description=argument_description,
+                                                  required=True)],
+                        fn=fn, context_kwarg=None)
+        self.mcp.add_prompt(prompt)
+
+    def _register_resources(self) -> None:
+        surface = self.surface
+        core = self.core
+
+        @self.mcp.resource(SURFACE_URI, name="surface", title="Revetly surface",
+                           description="The tools, prompts and resources this server serves.",
+                           mime_type=RESOURCE_MIME)
+        async def surface_resource() -> str:
+            return payload_text(await core(surface.surface_resource))
+
+        @self.mcp.resource(HEALTH_URI, name="health", title="CONTEXT health",
+                           description="context_health: whether the last read pass landed.",
+                           mime_type=RESOURCE_MIME)
+        async def health_resource() -> str:
+            return payload_text(await core(surface.health_resource))
+
+        @self.mcp.resource(BRIEF_URI_TEMPLATE, name="brief", title="Artifact brief",
+                           description="get_artifact's brief of one artifact.",
+                           mime_type=RESOURCE_MIME)
+        async def brief_resource(artifact_id: str) -> str:
+            return payload_text(await core(partial(surface.brief_resource, artifact_id)))
+
+        if "review_state" in surface.served():
+            @self.mcp.resource(REVIEW_URI_TEMPLATE, name="review", title="Review",
+                               description="One review and its whole draft (read by the review app).",
+                               mime_type=RESOURCE_MIME)
+            async def review_resource(review_id: str) -> str:
+                return payload_text(await core(partial(surface.review_resource, review_id)))
+
+    # ------------------------------------------------------------------ middleware
+    async def _middleware(self, ctx: ServerRequestContext[Any, Any],
+                          call_next: CallNext) -> HandlerResult:
+        """listChanged declared; list_changed once per session; retired and withheld tools."""
+        method = ctx.method
+        if method == "initialize":
+            result = await call_next(ctx)
+            if isinstance(result, dict):
+                result.setdefault("capabilities", {}).setdefault("tools", {})["listChanged"] = True
+            return result
+        if ctx.request_id is None or method == "ping":
+            return await call_next(ctx)
+        await self._announce_once(ctx)
+        if method == "tools/list":
+            result = await call_next(ctx)
+            if isinstance(result, dict) and isinstance(result.get("tools"), list):
+                listed = set(self.surface.listed(declaration_of(ctx).reviewer_withheld))
+                result["tools"] = [t for t in result["tools"] if t.get("name") in listed]
+            return result
+        if method == "tools/call":
+            name = (ctx.params or {}).get("name")
+            if isinstance(name, str) and name not in self.surface.served():
+                retired = self.surface.call(name, {}) if self.surface.is_retired(name) else None
+                if retired is not None:
+                    return tool_result(retired)
+        return await call_next(ctx)
+
+    async def _announce_once(self, rctx: ServerRequestContext[Any, Any]) -> None:
+        """notifications/tools/list_changed on a session's first call, unless it lists tools."""
+        if rctx.session.client_params is None:
+            return  # 2026-07-28 announces through subscriptions/listen, not this notification
+        state = self.sessions.state(rctx)
+        if state.announced:
+            return
+        state.announced = True
+        if rctx.method != "tools/list":
+            await rctx.session.send_tool_list_changed()
 
 
 def build_server(engine: Engine, project: str | None = None) -> MCPServer:
     """An MCPServer whose tools are single calls into the engine."""
-    server = MCPServer("revetly", version="0.1.0", instructions=INSTRUCTIONS)
-
-    @server.tool(
-        name="context_health",
-        description=(
-            "Whether the last read pass landed, per source, with the corpus revision, freshness, "
-            "history floors and counts by kind and status. Call before trusting an empty answer."
-        ),
-        annotations=ToolAnnotations(
-            read_only_hint=True, destructive_hint=False, idempotent_hint=True,
-            open_world_hint=False,
-        ),
-    )
-    def context_health() -> dict[str, Any]:
-        try:
-            return engine.context_health()
-        except Refusal as refusal:
-            return refusal.payload()
-
-    return server
+    return RevetlyServer(engine, project).mcp
 
 
-def serve_stdio(engine: Engine, project: str | None = None, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+def serve_stdio(engine: Engine, project: str | None = None,
+                max_frame: int = DEFAULT_MAX_FRAME) -> None:
     """Serve the engine over the hardened stdio transport until the host closes the pipe."""
-    import anyio
-
     low = build_server(engine, project)._lowlevel_server
     anyio.run(lambda: serve_stdio_guarded(low, low.create_initialization_options(),
                                           max_frame=max_frame))
 
 
+def run(instance: str | None, project: str | None, max_frame: int = DEFAULT_MAX_FRAME) -> int:
+    """Open the instance, bind the project and serve; a refusal stops it before it answers
+    anything (one line on stderr, exit status 2). Shared by `revetly-mcp` and `revetly serve`."""
+    try:
+        engine = Engine.open(instance)
+        server = build_server(engine, project)
+    except Refusal as refusal:
+        sys.stderr.write(f"revetly-mcp: refused ({refusal.code}): {refusal}\n")
+        return 2
+    low = server._lowlevel_server
+    anyio.run(lambda: serve_stdio_guarded(low, low.create_initialization_options(),
+                                          max_frame=max_frame))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> None:
-    """`revetly-mcp [--instance PATH] [--project NAME]`."""
-    parser = argparse.ArgumentParser(prog="revetly-mcp", description="Revetly's MCP server (stdio).")
+    """`revetly-mcp [--instance PATH] [--project NAME] [--max-frame BYTES]`."""
+    parser = argparse.ArgumentParser(prog="revetly-mcp",
+                                     description="Revetly's MCP server over stdio.")
     parser.add_argument("--instance", default=None, help="instance folder")
     parser.add_argument("--project", default=None, help="bind the connection to one project")
     parser.add_argument("--max-frame", type=int, default=DEFAULT_MAX_FRAME,
                         help="longest JSON-RPC line accepted, in bytes (default 1 MiB)")
     args = parser.parse_args(argv)
-    try:
-        engine = Engine.open(args.instance)
-    except Refusal as refusal:
-        print(f"revetly-mcp: {refusal}", file=sys.stderr)
-        sys.exit(2)
-    serve_stdio(engine, args.project, max_frame=args.max_frame)
+    sys.exit(run(args.instance, args.project, args.max_frame))

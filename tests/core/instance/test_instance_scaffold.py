@@ -154,3 +154,14 @@ def test_default_config_text_quotes_names() -> None:
     assert data["instance"]["name"] == 'we "quote"'
     assert data["connectors"]["commits"][0]["path"] == "C:\\code\\api"
     assert text.startswith("# Revetly instance configuration")
+
+
+def test_init_writes_the_five_prompts_as_host_commands(tmp_path: Path) -> None:
+    from revetly_core.surface import PROMPTS, host_command_files
+
+    payload = scaffold_instance(tmp_path / "acme")
+    for rel, text in host_command_files().items():
+        assert (tmp_path / "acme" / rel).read_text() == text
+        assert rel in payload["host_files"]
+    assert {f".claude/commands/{p.name}.md" for p in PROMPTS} <= set(payload["host_files"])
+    assert ".mcp.json" in payload["host_files"]

@@ -46,6 +46,21 @@ def mcp_json() -> dict[str, Any]:
     return {"mcpServers": {"revetly": {"command": "revetly", "args": ["serve", "--instance", "."]}}}
 
 
+def write_host_commands(root: Path) -> list[str]:
+    """Write the five prompts as host command files (Claude Code, VS Code); keep existing ones."""
+    from revetly_core.surface.prompts import host_command_files
+
+    written: list[str] = []
+    for rel, text in host_command_files().items():
+        target = root / rel
+        if target.exists():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+        written.append(rel)
+    return written
+
+
 def _safe_name(path: Path, fallback: str = "revetly") -> str:
     """A configuration name from a folder name: ASCII letters, digits, '.', '_', '-'."""
     import re
@@ -100,6 +115,7 @@ def scaffold_instance(path: Path, commits: list[str] | None = None) -> dict[str,
         gitignore.write_text(existing + ("" if existing.endswith("\n") or not existing else "\n")
                              + ".revetly/\n")
     (root / ".mcp.json").write_text(json.dumps(mcp_json(), indent=2) + "\n")
+    host_files = write_host_commands(root)
     created_repo = not (root / ".git").exists()
     if created_repo:
         pygit2.init_repository(str(root), initial_head="main")
@@ -109,5 +125,6 @@ def scaffold_instance(path: Path, commits: list[str] | None = None) -> dict[str,
         "config": "revetly.toml",
         "folders": list(FOLDERS),
         "commits": [{"name": n, "path": p} for n, p in declared],
+        "host_files": [".mcp.json", *host_files],
         "next": "add markdown files under backlog/, notes/ or records/, then run `revetly sync`",
     }

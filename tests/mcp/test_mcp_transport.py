@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
-from rawstdio import RawServer
+from rawstdio import INIT, RawServer
 from revetly_mcp.transport import (
     END,
     OVERSIZE,
@@ -116,6 +116,7 @@ def test_bad_lines_are_answered_and_the_server_keeps_serving(synced_instance: Pa
         assert not_a_name["id"] == 9 and not_a_name["error"]["code"] == -32602
         health = server.ask(_call(10, "context_health", {}))
         assert health["id"] == 10 and "corpus_revision" in health["result"]["structuredContent"]
+        assert [n["method"] for n in server.notifications] == ["notifications/tools/list_changed"]
     finally:
         assert server.close() == 0
 
@@ -141,5 +142,20 @@ def test_the_frame_cap_is_configurable(synced_instance: Path) -> None:
         padded = b'{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"' + b"x" * 300 + b'"}}\n'
         assert server.ask(padded)["error"]["code"] == -32600
         assert server.ask(b'{"jsonrpc":"2.0","id":3,"method":"ping"}\n')["id"] == 3
+    finally:
+        assert server.close() == 0
+
+
+def test_a_2025_06_18_host_is_answered_in_its_own_version(synced_instance: Path) -> None:
+    server = RawServer(synced_instance)
+    try:
+        init = dict(INIT, params={**INIT["params"], "protocolVersion": "2025-06-18"})
+        server.send_json(init)
+        answer = server.receive()
+        assert answer["result"]["protocolVersion"] == "2025-06-18"
+        assert answer["result"]["capabilities"]["tools"]["listChanged"] is True
+        server.send_json({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        tools = server.ask(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n')["result"]["tools"]
+        assert all(t["outputSchema"]["type"] == "object" for t in tools)
     finally:
         assert server.close() == 0

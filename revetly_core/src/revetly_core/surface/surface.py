@@ -1,0 +1,98 @@
+"""The served surface of one engine on one connection: tools by name, bound project, refusals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from revetly_core.engine import Engine
+from revetly_core.refusal import Refusal
+from revetly_core.surface.binding import (
+    address_project,
+    answer_as_bound,
+    declared_binding,
+    state_project,
+)
+from revetly_core.surface.catalogue import TOOLS, tool_spec
+from revetly_core.surface.resources import resource_refusal, surface_document
+from revetly_core.surface.retired import retired_tool_refusal
+from revetly_core.surface.reviewer import app_only_answer
+
+
+class Surface:
+    """What a shell serves: every tool a single call, every answer a JSON-ready payload."""
+
+    def __init__(self, engine: Engine, project: str | None = None) -> None:
+        self.engine = engine
+        self.bound = declared_binding(engine.config, project)
+
+    def served(self) -> list[str]:
+        """The tools this engine answers (a tool whose core has not landed is not served)."""
+        return [t.name for t in TOOLS if callable(getattr(self.engine, t.name, None))]
+
+    def is_retired(self, name: str) -> bool:
+        """Whether a name is one the surface retired (answered with its replacement)."""
+        return retired_tool_refusal(name) is not None
+
+    def listed(self, reviewer_withheld: bool) -> list[str]:
+        """The tools offered to a client; the reviewer's are withheld where it has no app."""
+        return [n for n in self.served() if not (reviewer_withheld and tool_spec(n).app_only)]
+
+    def call(self, name: str, arguments: dict[str, Any], *, reviewer_withheld: bool = False,
+             client_name: str | None = None, client_version: str | None = None,
+             **session: Any) -> dict[str, Any]:
+        """Answer one tool call: the engine's payload, or the refusal in the same envelope."""
+        retired = retired_tool_refusal(name)
+        if retired is not None:
+            return state_project(retired.payload(), self.bound)
+        spec = tool_spec(name)
+        if spec.app_only and reviewer_withheld:
+            return state_project(app_only_answer(name, client_name, client_version,
+                                                 arguments.get("review_id")), self.bound)
+        args = {k: v for k, v in arguments.items() if v is not None}
+        try:
+            if name == "raise_review":
+                self.check_review_project(args.get("review_id"))
+            if spec.takes_project:
+                args["project"] = address_project(self.bound, args.get("project"), name,
+                                                  write=spec.kind == "write")
+            payload: dict[str, Any] = getattr(self.engine, name)(**args, **session)
+        except Refusal as refusal:
+            payload = refusal.payload()
+        if spec.takes_project or spec.kind != "read":
+            return state_project(payload, self.bound)
+        return answer_as_bound(payload, self.bound)
+
+    def check_review_project(self, review_id: object) -> None:
+        """On a bound connection, raise_review reaches the bound project's reviews only."""
+        if self.bound is None or not isinstance(review_id, str):
+            return
+        project = self.engine.review_state(review_id).get("project")
+        if project not in (None, self.bound):
+            address_project(self.bound, str(project), "raise_review", write=True)
+
+    def review_resource(self, review_id: str) -> dict[str, Any]:
+        """revetly://review/{review_id}: the review and its whole draft, for the review app."""
+        try:
+            self.check_review_project(review_id)
+            return state_project(self.engine.show_review(review_id), self.bound)
+        except Refusal as refusal:
+            return resource_refusal(refusal)
+
+    def surface_resource(self) -> dict[str, Any]:
+        """revetly://surface."""
+        return surface_document(self.served(), self.bound)
+
+    def health_resource(self) -> dict[str, Any]:
+        """revetly://health: context_health, or the resource refusal."""
+        try:
+            return answer_as_bound(self.engine.context_health(), self.bound)
+        except Refusal as refusal:
+            return resource_refusal(refusal)
+
+    def brief_resource(self, artifact_id: str) -> dict[str, Any]:
+        """revetly://brief/{artifact_id}: get_artifact's brief, or the resource refusal."""
+        try:
+            return state_project(self.engine.get_artifact(artifact_id, project=self.bound),
+                                 self.bound)
+        except Refusal as refusal:
+            return resource_refusal(refusal)

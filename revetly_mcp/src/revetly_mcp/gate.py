@@ -1,0 +1,263 @@
+"""The review gate as the client sees it: chosen in core, rendered here.
+
+core's select_gate decides from what the client declared; this module only renders the choice:
+form elicitation dialogs paginated from core's review_pages (answered inside the call, in the
+handshake era by asking the client, on 2026-07-28 by input-required rounds), the review app
+resource for a host with the Apps extension, and the parked answer otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from mcp.server.context import ServerRequestContext
+from mcp.server.elicitation import AcceptedElicitation, render_elicitation_schema
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import (
+    CallToolResult,
+    ElicitRequest,
+    ElicitRequestFormParams,
+    InputRequiredResult,
+)
+from pydantic import BaseModel, Field, create_model
+from revetly_core.surface import REVIEW_APP_URI
+from revetly_core.writes.gate import (
+    APP_MIME,
+    ClientDeclaration,
+    GateChoice,
+    reviewer_tools_withheld,
+    select_gate,
+)
+
+from revetly_mcp.schemas import tool_result
+from revetly_mcp.session import can_send_requests, declared_params
+
+if TYPE_CHECKING:
+    from revetly_mcp.server import RevetlyServer
+
+
+PAGE_KEY = "review-page"
+
+
+@dataclass(frozen=True)
+class Declared:
+    """What this shell needs of the client's declaration, read through core's gate functions."""
+
+    name: str | None
+    version: str | None
+    reviewer_withheld: bool
+    gate: GateChoice
+
+
+def declaration_of(rctx: ServerRequestContext[Any, Any]) -> Declared:
+    """The client's declaration and the gate core chooses for it."""
+    decl = ClientDeclaration.from_initialize(declared_params(rctx))
+    return Declared(decl.name, decl.version, reviewer_tools_withheld(decl), select_gate(decl))
+
+
+def register_review_app(mcp: MCPServer) -> None:
+    """The self-contained review app, served as a ui:// resource."""
+    html = resources.files("revetly_mcp").joinpath("review_app.html").read_text("utf-8")
+
+    @mcp.resource(REVIEW_APP_URI, name="review-app", title="Revetly review",
+                  description="The review app: the whole draft, approve / reject / withdraw.",
+                  mime_type=APP_MIME)
+    def review_app() -> str:
+        return html
+
+
+def page_model(page: dict[str, Any]) -> type[BaseModel]:
+    """The form one review page asks: proceed on a content page; approve + reason on the
+    decision page (and withdraw on a re-raised review's). The page body is the first field's
+    description."""
+    body = page["body"]
+    if page["kind"] == "content":
+        return create_model("ReviewPage", proceed=(bool, Field(default=True, title="Continue",
+                                                               description=body)))
+    fields: dict[str, Any] = {
+        "approve": (bool, Field(default=False, title="Approve", description=body)),
+        "reason": (str, Field(default="", title="Reason")),
+    }
+    if page.get("withdraw"):
+        fields["withdraw"] = (bool, Field(default=False, title="Withdraw without deciding"))
+    return create_model("ReviewDecision", **fields)
+
+
+def page_message(page: dict[str, Any]) -> str:
+    """The dialog's message: the page header, then its navigation line."""
+    return f"{page['header']}\n{page['nav']}"
+
+
+class GateRenderer:
+    """Renders core's gate choice for the gated writes, and serves the reviewer's tools."""
+
+    def __init__(self, server: RevetlyServer) -> None:
+        self.server = server
+
+    def session_arguments(self, name: str, rctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
+        """What a gated or reviewer call carries about this connection: the gate core chose,
+        the session it came from, and the channel a decision arrives on."""
+        from revetly_core.surface import tool_spec
+
+        spec = tool_spec(name)
+        if spec.opens_review:
+            return {"gate": declaration_of(rctx).gate,
+                    "session_id": self.server.sessions.state(rctx).session_id}
+        if spec.app_only and not spec.read_only:
+            return {"decided_via": "mcp-app",
+                    "session_id": self.server.sessions.state(rctx).session_id}
+        return {}
+
+    # ------------------------------------------------------------------ the dialog
+    async def gated(self, name: str, ctx: Context,
+                    **arguments: Any) -> CallToolResult | InputRequiredResult:
+        """A gated write: record the review, then render the gate core chose. On 2026-07-28 a
+        retried round carries the review and page in its (SDK-sealed) request state."""
+        server = self.server
+        rctx = ctx.request_context
+        state = ctx.request_state
+        if state and state.startswith("REV-"):
+            review_id, _, index = state.partition("|")
+            return await self._dialog(ctx, review_id, int(index or 0))
+        result = await server.answer(name, ctx, **arguments)
+        payload = result.structured_content or {}
+        decl = declaration_of(rctx)
+        if (payload.get("status") != "awaiting-review"
+                or decl.gate.kind != "elicitation"):
+            return result
+        return await self._dialog(ctx, payload["review_id"], 0)
+
+    async def _dialog(self, ctx: Context, review_id: str,
+                      index: int) -> CallToolResult | InputRequiredResult:
+        """Page through the review and answer it inside this call."""
+        server = self.server
+        engine = server.surface.engine
+        pages: list[dict[str, Any]] = (await server.core(
+            lambda: {"pages": engine.review_pages(review_id)}))["pages"]
+        rctx = ctx.request_context
+        if not can_send_requests(rctx):
+            return await self._dialog_round(ctx, review_id, index, pages)
+        while index < len(pages):
+            page = pages[index]
+            model = page_model(page)
+            answer = await ctx.elicit(page_message(page), model)
+            if not isinstance(answer, AcceptedElicitation):
+                return await self._dismissed(review_id)
+            outcome = await self._apply(ctx, review_id, page, answer.data.model_dump())
+            if outcome is not None:
+                return outcome
+            index += 1
+        return await self._dismissed(review_id)
+
+    async def _dialog_round(self, ctx: Context, review_id: str, index: int,
+                            pages: list[dict[str, Any]]) -> CallToolResult | InputRequiredResult:
+        """2026-07-28: one page per input-required round; the state names the review and page."""
+        responses = ctx.input_responses or {}
+        reply = responses.get(PAGE_KEY) if ctx.request_state else None
+        if reply is not None and index < len(pages):
+            action = getattr(reply, "action", None)
+            if action != "accept":
+                return await self._dismissed(review_id)
+            content = dict(getattr(reply, "content", None) or {})
+            data = page_model(pages[index]).model_validate(content).model_dump()
+            outcome = await self._apply(ctx, review_id, pages[index], data)
+            if outcome is not None:
+                return outcome
+            index += 1
+        if index >= len(pages):
+            return await self._dismissed(review_id)
+        page = pages[index]
+        request = ElicitRequest(params=ElicitRequestFormParams(
+            message=page_message(page), requested_schema=render_elicitation_schema(page_model(page))))
+        return InputRequiredResult(input_requests={PAGE_KEY: request},
+                                   request_state=f"{review_id}|{index}")
+
+    async def _apply(self, ctx: Context, review_id: str, page: dict[str, Any],
+                     data: dict[str, Any]) -> CallToolResult | None:
+        """One accepted page: None to go on, or the call's answer once the review is decided."""
+        if page["kind"] == "content":
+            return None if data.get("proceed", True) else await self._dismissed(review_id)
+        surface = self.server.surface
+        sid = self.server.sessions.state(ctx.request_context).session_id
+        reason = data.get("reason") or None
+        if data.get("withdraw"):
+            call = partial(surface.call, "withdraw_review", {"review_id": review_id, "reason": reason},
+                           decided_via="mcp-elicitation", session_id=sid)
+        else:
+            decision = "approve" if data.get("approve") else "reject"
+            call = partial(surface.call, "resolve_review",
+                           {"review_id": review_id, "decision": decision, "reason": reason},
+                           decided_via="mcp-elicitation", session_id=sid)
+        return tool_result(await self.server.core(call))
+
+    async def _dismissed(self, review_id: str) -> CallToolResult:
+        """A dismissed dialog decides nothing: the review's own state, still pending."""
+        from revetly_core.surface import dismissed_review
+
+        state = await self.server.core(lambda: self.server.surface.call(
+            "review_state", {"review_id": review_id}))
+        return tool_result(dismissed_review(review_id, state))
+
+    # ------------------------------------------------------------------ registration
+    def register_tools(self, add: Callable[[Callable[..., Any]], None]) -> None:
+        """The scope reads, the writes and the reviewer's tools (each only once core serves it)."""
+        answer = self.server.answer
+        gated = self.gated
+
+        async def list_reviews(ctx: Context, status: str = "pending",
+                               project: str | None = None) -> CallToolResult:
+            return await answer("list_reviews", ctx, status=status, project=project)
+
+        async def review_state(review_id: str, ctx: Context) -> CallToolResult:
+            return await answer("review_state", ctx, review_id=review_id)
+
+        async def submit_draft(title: str, description: str, acceptance_criteria: list[str],
+                               ctx: Context, parent: str | None = None,
+                               repository: str | None = None,
+                               project: str | None = None) -> CallToolResult:
+            return await gated("submit_draft", ctx, title=title, description=description,  # type: ignore[return-value]
+                               acceptance_criteria=acceptance_criteria, parent=parent,
+                               repository=repository, project=project)
+
+        async def submit_revision(artifact_id: str, description: str,
+                                  acceptance_criteria: list[str], ctx: Context,
+                                  title: str | None = None,
+                                  project: str | None = None) -> CallToolResult:
+            return await gated("submit_revision", ctx, artifact_id=artifact_id,  # type: ignore[return-value]
+                               description=description, acceptance_criteria=acceptance_criteria,
+                               title=title, project=project)
+
+        async def raise_review(review_id: str, ctx: Context) -> CallToolResult:
+            return await gated("raise_review", ctx, review_id=review_id)  # type: ignore[return-value]
+
+        async def set_status(artifact_id: str, status: str, ctx: Context,
+                             claimed_by: str | None = None, reason: str | None = None,
+                             verdicts: list[dict[str, Any]] | None = None,
+                             project: str | None = None) -> CallToolResult:
+            return await answer("set_status", ctx, artifact_id=artifact_id, status=status,
+                                claimed_by=claimed_by, reason=reason, verdicts=verdicts,
+                                project=project)
+
+        async def record_conversation(title: str, body: str, ctx: Context,
+                                      decisions: list[dict[str, Any]] | None = None,
+                                      related_ids: list[str] | None = None,
+                                      project: str | None = None) -> CallToolResult:
+            return await answer("record_conversation", ctx, title=title, body=body,
+                                decisions=decisions, related_ids=related_ids, project=project)
+
+        async def resolve_review(review_id: str, decision: str, ctx: Context,
+                                 reason: str | None = None) -> CallToolResult:
+            return await answer("resolve_review", ctx, review_id=review_id, decision=decision,
+                                reason=reason)
+
+        async def withdraw_review(review_id: str, ctx: Context,
+                                  reason: str | None = None) -> CallToolResult:
+            return await answer("withdraw_review", ctx, review_id=review_id, reason=reason)
+
+        for fn in (list_reviews, review_state, submit_draft, submit_revision, set_status,
+                   record_conversation, raise_review, resolve_review, withdraw_review):
+            add(fn)

@@ -1,0 +1,49 @@
+"""Output schemas: every tool's answer, united with the one refusal envelope (root type object)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcp.types import CallToolResult, TextContent
+from pydantic import BaseModel, ConfigDict, RootModel, create_model
+
+
+class RefusalBody(BaseModel):
+    """What was refused, a stable code to branch on, and what to call instead."""
+
+    model_config = ConfigDict(extra="allow")
+    code: str
+    detail: str
+    fix: str
+
+
+class RefusalEnvelope(BaseModel):
+    """The one refusal shape: {"refusal": {"code", "detail", "fix", ...}}."""
+
+    model_config = ConfigDict(extra="forbid", title="Refusal")
+    refusal: RefusalBody
+
+
+def answer_or_refusal(tool: str) -> type[RootModel[Any]]:
+    """The output model of one tool: its (open) answer object, or the refusal envelope."""
+    title = "".join(part.capitalize() for part in tool.split("_")) + "Answer"
+    answer = create_model(title, __config__=ConfigDict(extra="allow", title=title))
+    union = answer | RefusalEnvelope
+
+    class Output(RootModel[union]):  # type: ignore[valid-type]
+        model_config = ConfigDict(json_schema_extra={"type": "object"})
+
+    Output.__name__ = Output.__qualname__ = f"{title[:-6]}OrRefusal"
+    return Output
+
+
+def payload_text(payload: dict[str, Any]) -> str:
+    """The payload as text content: the same bytes `revetly ... --json` prints."""
+    return json.dumps(payload, indent=2, sort_keys=False, ensure_ascii=False)
+
+
+def tool_result(payload: dict[str, Any]) -> CallToolResult:
+    """One payload as a tool result: the same body in structuredContent and in the text."""
+    return CallToolResult(content=[TextContent(type="text", text=payload_text(payload))],
+                          structured_content=payload, is_error=False)

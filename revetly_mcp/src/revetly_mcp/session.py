@@ -1,0 +1,52 @@
+"""Per-connection state the MCP layer keeps: what the client declared, and what it was told."""
+
+from __future__ import annotations
+
+import uuid
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp.server.context import ServerRequestContext
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+
+
+@dataclass
+class SessionState:
+    """One connection: an opaque id the core records, and whether list_changed went out."""
+
+    session_id: str = field(default_factory=lambda: f"mcp-{uuid.uuid4().hex[:16]}")
+    announced: bool = False
+
+
+class Sessions:
+    """Session state keyed by the SDK's session object, dropped with it."""
+
+    def __init__(self) -> None:
+        self._states: weakref.WeakKeyDictionary[Any, SessionState] = weakref.WeakKeyDictionary()
+
+    def state(self, rctx: ServerRequestContext[Any, Any]) -> SessionState:
+        # the SDK makes a ServerSession per request; the connection behind it is per client
+        connection = getattr(rctx.session, "_connection", rctx.session)
+        found = self._states.get(connection)
+        if found is None:
+            found = self._states[connection] = SessionState()
+        return found
+
+
+def declared_params(rctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
+    """What the client declared, shaped as raw initialize params in either protocol era."""
+    params = rctx.session.client_params
+    if params is not None:
+        dumped: dict[str, Any] = params.model_dump(by_alias=True, exclude_none=True, mode="json")
+        return dumped
+    caps = rctx.session.client_capabilities
+    return {
+        "protocolVersion": rctx.protocol_version,
+        "capabilities": caps.model_dump(by_alias=True, exclude_none=True, mode="json") if caps else {},
+    }
+
+
+def can_send_requests(rctx: ServerRequestContext[Any, Any]) -> bool:
+    """Whether this era lets the server ask the client mid-call (no on 2026-07-28)."""
+    return rctx.protocol_version not in MODERN_PROTOCOL_VERSIONS and rctx.session.can_send_request
