@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -11,7 +12,7 @@ import time
 import pytest
 from conftest import engine
 from gitrepo import Instance
-from revetly_core.writes.capture import CaptureLedger, handle_for
+from revetly_core.writes.capture import CaptureLedger, handle_for, still_starting
 
 from revetly_core import Refusal
 
@@ -57,7 +58,29 @@ def test_pending_elsewhere_names_who_runs_the_pass(winst: Instance) -> None:
     finally:
         other.kill()
         other.wait()
+    after = e.context_health(capture=out["capture"])["capture"]  # its detached pass may be starting
+    assert after["state"] == "pending" and "starting" in after["note"]
+
+
+def test_a_dead_filer_past_the_grace_reads_unknown(winst: Instance) -> None:
+    e = engine(winst, "none")
+    out = e.set_status("STORY-0001", "parked")
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    ledger = CaptureLedger(winst.root / ".revetly")
+    entry = ledger.file(out["capture"], out["commit"], gone.pid)
+    entry["filed_at"] = "2020-01-01T00:00:00+00:00"
+    ledger.write(out["capture"], entry)
     assert e.context_health(capture=out["capture"])["capture"]["state"] == "unknown"
+
+
+def test_still_starting_only_within_the_grace() -> None:
+    now = dt.datetime(2026, 1, 1, 12, 0, 0, tzinfo=dt.UTC)
+    entry = {"state": "pending", "filed_at": "2026-01-01T11:59:50+00:00"}
+    assert still_starting(entry, now)
+    assert not still_starting({**entry, "filed_at": "2026-01-01T11:00:00+00:00"}, now)
+    assert not still_starting({**entry, "state": "landed"}, now)
+    assert not still_starting({**entry, "filed_at": "garbage"}, now)
 
 
 def test_failed_pass_is_reported(winst: Instance) -> None:

@@ -7,6 +7,7 @@ failed, unknown, or pending with pending_elsewhere when another live process hol
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import os
@@ -31,6 +32,8 @@ CaptureMode = Literal["thread", "process", "none"]
 _HANDLE = re.compile(r"cap-[0-9a-f]{40}")
 CAPTURES_DIR = "captures"
 BUSY_RETRY_S = 0.1
+STARTING_GRACE_S = 30.0
+"""How long a handle whose filer has exited reads as pending while its detached pass starts."""
 
 
 def handle_for(commit: str) -> str:
@@ -210,6 +213,19 @@ class CaptureRunner:
             worker.join(timeout=0.05)
 
 
+def still_starting(entry: dict[str, Any], now: dt.datetime | None = None) -> bool:
+    """A pending entry filed less than STARTING_GRACE_S ago: its detached pass may not hold the
+    ledger or the pass lock yet (the filing process can exit first)."""
+    if entry.get("state") != "pending":
+        return False
+    try:
+        filed = dt.datetime.fromisoformat(str(entry.get("filed_at")))
+    except ValueError:
+        return False
+    age = ((now or dt.datetime.now(dt.UTC)) - filed).total_seconds()
+    return 0 <= age < STARTING_GRACE_S
+
+
 def capture_state(root: Path, state_dir: Path, db: Path, handle: str) -> dict[str, Any]:
     """pending / landed / failed / unknown for one handle, with pending_elsewhere where it applies."""
     ledger = CaptureLedger(state_dir)
@@ -239,6 +255,9 @@ def capture_state(root: Path, state_dir: Path, db: Path, handle: str) -> dict[st
     if pass_in_flight(state_dir):
         out.update(state="pending", pending_elsewhere=True,
                    running={"note": "another process holds the read-pass lock"})
+        return out
+    if entry is not None and still_starting(entry):
+        out.update(state="pending", note="the write's read pass is starting")
         return out
     out["state"] = "unknown"
     out["note"] = "no ledger holds this handle, no finished pass covers it, none is in flight"
