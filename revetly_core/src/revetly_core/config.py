@@ -105,6 +105,10 @@ def _prefix(value: str) -> str:
     return value
 
 
+SourceRepoSettings = _SourceRepo
+"""The settings every in-place folder source shares (name, path, folder, project)."""
+
+
 class BacklogMdConnector(_SourceRepo):
     """A Backlog.md project folder inside a git repository, read in place."""
 

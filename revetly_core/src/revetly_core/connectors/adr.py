@@ -27,7 +27,7 @@ from revetly_core.connectors.base import (
     SourceBatch,
     no_progress,
 )
-from revetly_core.connectors.gitfolder import GitFolder, resolve_repo_path
+from revetly_core.connectors.gitfolder import FolderSource
 from revetly_core.connectors.lenient_yaml import decode_lenient, read_lenient
 from revetly_core.markdown.frontmatter import FrontmatterError
 from revetly_core.model import Artifact
@@ -184,21 +184,19 @@ def supersession(records: dict[int, AdrRecord]) -> dict[int, list[int]]:
     return {n: sorted(v) for n, v in out.items() if v}
 
 
-class AdrConnector:
+class AdrConnector(FolderSource):
     """Reads one declared decision folder; every pass re-derives supersession across it."""
 
     def __init__(self, instance_root: Path, settings: AdrSettings, config: Config) -> None:
+        super().__init__(instance_root, settings, config, adr_source_id(settings.name))
         self.settings = settings
-        self.source_id = adr_source_id(settings.name)
-        self.project = settings.project or config.default_project
-        self.path = resolve_repo_path(instance_root, settings.path)
 
-    def _folder(self) -> GitFolder:
-        folder = find_adr_folder(self.path, self.settings.folder)
-        if folder is None:
-            raise RuntimeError(f"{self.path} holds no decision folder ("
-                               f"{', '.join(FOLDER_CANDIDATES)}); set `folder` for this source")
-        return GitFolder(self.path, folder)
+    def find_folder(self) -> str | None:
+        return find_adr_folder(self.path, self.settings.folder)
+
+    def missing_folder(self) -> str:
+        return (f"{self.path} holds no decision folder ({', '.join(FOLDER_CANDIDATES)}); "
+                "set `folder` for this source")
 
     def read(
         self,
@@ -269,8 +267,3 @@ class AdrConnector:
                                                                    "folder"))
         batch.cursor = {"head": gf.head, "derived": now_derived}
         return batch
-
-    def check(self) -> tuple[int, list[FileProblem]]:
-        """(files read, problems): a full read in memory, for `revetly check`."""
-        batch = self.read({}, {}, full=True, now="")
-        return batch.read_count, batch.problems

@@ -39,7 +39,7 @@ from revetly_core.connectors.base import (
     SourceBatch,
     no_progress,
 )
-from revetly_core.connectors.gitfolder import GitFolder, changed_paths, resolve_repo_path
+from revetly_core.connectors.gitfolder import FolderSource, changed_paths
 from revetly_core.connectors.lenient_yaml import decode_lenient, read_lenient
 from revetly_core.ids import id_key
 from revetly_core.markdown.frontmatter import FrontmatterError
@@ -347,21 +347,19 @@ def _key_of(artifact_id: str) -> str:
     return artifact_id if key is None else key.text()
 
 
-class BacklogMdConnector:
+class BacklogMdConnector(FolderSource):
     """Reads one declared Backlog.md project, incrementally by blob id."""
 
     def __init__(self, instance_root: Path, settings: BacklogMdSettings, config: Config) -> None:
+        super().__init__(instance_root, settings, config, backlog_md_source_id(settings.name))
         self.settings = settings
-        self.source_id = backlog_md_source_id(settings.name)
-        self.project = settings.project or config.default_project
-        self.path = resolve_repo_path(instance_root, settings.path)
 
-    def _folder(self) -> GitFolder:
-        folder = find_project_folder(self.path, self.settings.folder)
-        if folder is None:
-            raise RuntimeError(f"{self.path} holds no Backlog.md project (no backlog/ or "
-                               ".backlog/ folder); set `folder` for this source")
-        return GitFolder(self.path, folder)
+    def find_folder(self) -> str | None:
+        return find_project_folder(self.path, self.settings.folder)
+
+    def missing_folder(self) -> str:
+        return (f"{self.path} holds no Backlog.md project (no backlog/ or .backlog/ folder); "
+                "set `folder` for this source")
 
     def read(
         self,
@@ -448,8 +446,3 @@ class BacklogMdConnector:
                         "duplicates": dict(sorted(duplicates.items())),
                         "problems": dict(sorted(problems.items()))}
         return batch
-
-    def check(self) -> tuple[int, list[FileProblem]]:
-        """(files read, problems): a full read in memory, for `revetly check`."""
-        batch = self.read({}, {}, full=True, now="")
-        return batch.read_count, batch.problems

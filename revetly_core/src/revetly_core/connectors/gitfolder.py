@@ -7,13 +7,17 @@ Nothing is ever written into that repository.
 from __future__ import annotations
 
 import logging
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from revetly_core.connectors.base import KnownArtifact
+from revetly_core.connectors.base import FileProblem, KnownArtifact, Progress, SourceBatch, no_progress
 from revetly_core.connectors.gittime import commit_subject_body, commit_time
 from revetly_core.model import HistoryEntry
+
+if TYPE_CHECKING:
+    from revetly_core.config import Config, SourceRepoSettings
 
 log = logging.getLogger("revetly.connectors.gitfolder")
 
@@ -22,6 +26,41 @@ def resolve_repo_path(instance_root: Path, given: str) -> Path:
     """A declared repository path: ``~`` expanded, relative paths from the instance root."""
     path = Path(given).expanduser()
     return path if path.is_absolute() else (instance_root / path).resolve()
+
+
+class FolderSource(ABC):
+    """What every source read in place from a folder of another repository shares: the declared
+    repository, the project it files into, finding its folder, and the read `revetly check` does."""
+
+    def __init__(self, instance_root: Path, settings: SourceRepoSettings, config: Config,
+                 source_id: str) -> None:
+        self.source_id = source_id
+        self.project = settings.project or config.default_project
+        self.path = resolve_repo_path(instance_root, settings.path)
+
+    @abstractmethod
+    def find_folder(self) -> str | None:
+        """The folder inside the repository this source reads, or None when there is none."""
+
+    @abstractmethod
+    def missing_folder(self) -> str:
+        """Why no folder was found, and the setting that names one."""
+
+    @abstractmethod
+    def read(self, known: dict[str, KnownArtifact], cursor: dict[str, Any], *, full: bool,
+             now: str, progress: Progress = no_progress) -> SourceBatch:
+        """The connector protocol's read (see connectors/base.py)."""
+
+    def _folder(self) -> GitFolder:
+        folder = self.find_folder()
+        if folder is None:
+            raise RuntimeError(self.missing_folder())
+        return GitFolder(self.path, folder)
+
+    def check(self) -> tuple[int, list[FileProblem]]:
+        """(files read, problems): a full read in memory, for `revetly check`."""
+        batch = self.read({}, {}, full=True, now="")
+        return batch.read_count, batch.problems
 
 
 @dataclass
