@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from gitrepo import Instance, md
@@ -35,10 +34,3 @@ def winst(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Instance:
     }, "seed")
     inst.sync()
     return inst
-
-
-def engine(inst: Instance, mode: str = "none") -> Any:
-    """An engine on the instance whose writes start no background pass (unless asked)."""
-    e = inst.engine()
-    e.capture_mode = mode
-    return e

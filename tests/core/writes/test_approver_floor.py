@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from conftest import engine
 from gitrepo import Instance
 from revetly_core.writes.approver_floor import (
     refuse_machine,
@@ -13,6 +12,7 @@ from revetly_core.writes.approver_floor import (
 )
 from revetly_core.writes.gate import GateChoice
 from revetly_core.writes.principal import SERVICE_SENTINEL, Principal
+from write_engine import engine
 
 from revetly_core import Refusal
 

@@ -10,9 +10,9 @@ import sys
 import time
 
 import pytest
-from conftest import engine
 from gitrepo import Instance
 from revetly_core.writes.capture import CaptureLedger, handle_for, still_starting
+from write_engine import engine
 
 from revetly_core import Refusal
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import yaml
-from conftest import engine
 from gitrepo import Instance, md
+from write_engine import engine
 
 DOUBLED = """Intro line.
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from conftest import engine
 from gitrepo import Instance
 from revetly_core.markdown.criteria import criteria_fingerprint
+from write_engine import engine
 
 from revetly_core import Refusal
 

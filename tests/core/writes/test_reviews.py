@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import engine
 from gitrepo import Instance
+from revetly_core.writes.drafts import already_answered, raising_session
 from revetly_core.writes.gate import GateChoice
 from revetly_core.writes.principal import Principal
-from revetly_core.writes.reviews import ReviewStore, is_review_id, new_review_id
+from revetly_core.writes.reviews import ReviewRecord, ReviewStore, is_review_id, new_review_id
+from write_engine import engine
 
 from revetly_core import Refusal
 
@@ -206,3 +207,22 @@ def test_revision_of_a_story_changed_since_is_refused_on_approval(winst: Instanc
     assert done["status"] == "refused" and done["wrote"] is False
     assert done["refusal"]["code"] == "story-changed"
     assert winst.git.head == head and "A late edit." in path.read_text()
+
+
+def _record(**kw: object) -> ReviewRecord:
+    base: dict[str, object] = dict(review_id="REV-0123456789abcdef", kind="draft", status="pending",
+                                   project="acme", created_at="t", updated_at="t", drafted_by={},
+                                   draft={})
+    base.update(kw)
+    return ReviewRecord(**base)  # type: ignore[arg-type]
+
+
+def test_the_raising_session_is_the_latest_raise_else_the_submit() -> None:
+    assert raising_session(_record(session_id="s1")) == "s1"
+    assert raising_session(_record(session_id="s1", raises=[{"session_id": "s2"},
+                                                            {"session_id": "s3"}])) == "s3"
+
+
+def test_a_closed_review_answers_its_state_and_no_second_decision() -> None:
+    out = already_answered(_record(status="withdrawn"))
+    assert out["answered_now"] is False and "already withdrawn" in out["detail"]

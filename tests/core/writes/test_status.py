@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from conftest import engine
 from gitrepo import Instance
 from revetly_core.writes.claims import Claim, clears_claim, decide_claim
 from revetly_core.writes.principal import Principal
+from write_engine import engine
 
 from revetly_core import Refusal
 

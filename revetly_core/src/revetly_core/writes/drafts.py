@@ -318,6 +318,17 @@ def _apply(ctx: WriteContext, record: ReviewRecord, approver: Principal,
     return {"artifact_id": aid, "path": rel, "commit": commit, "capture": capture}
 
 
+def already_answered(record: ReviewRecord) -> dict[str, Any]:
+    """A second answer to a closed review: its state, never a second decision."""
+    return {**state_payload(record), "answered_now": False,
+            "detail": f"review {record.review_id} was already {record.status}"}
+
+
+def raising_session(record: ReviewRecord) -> str | None:
+    """The session that last put the review in front of a person: its latest raise, else its submit."""
+    return record.raises[-1].get("session_id") if record.raises else record.session_id
+
+
 @wrote_nothing
 def resolve_review(
     ctx: WriteContext, review_id: str, decision: str, reason: str | None = None, *,
@@ -335,13 +346,11 @@ def resolve_review(
     with ctx.reviews.locked(review_id):
         record = ctx.reviews.load(review_id)
         if record.status != "pending":
-            return {**state_payload(record), "answered_now": False,
-                    "detail": f"review {record.review_id} was already {record.status}"}
+            return already_answered(record)
         if decision == "approve":
             check_approver(approver, Principal.from_record(record.drafted_by), served=served,
                            may_draft=ctx.config.auth.approver_may_draft, env=ctx.env)
-        raised_on = record.raises[-1].get("session_id") if record.raises else record.session_id
-        channel = decided_channel(decided_via, raised_on, session_id)
+        channel = decided_channel(decided_via, raising_session(record), session_id)
         at = utc_now()
         record.decision = {
             "decision": decision, "reason": reason, "decided_by": approver.record(),
@@ -376,10 +385,8 @@ def withdraw_review(
     with ctx.reviews.locked(review_id):
         record = ctx.reviews.load(review_id)
         if record.status != "pending":
-            return {**state_payload(record), "answered_now": False,
-                    "detail": f"review {record.review_id} was already {record.status}"}
-        raised_on = record.raises[-1].get("session_id") if record.raises else record.session_id
-        channel = decided_channel(decided_via, raised_on, session_id)
+            return already_answered(record)
+        channel = decided_channel(decided_via, raising_session(record), session_id)
         at = utc_now()
         record.status = "withdrawn"
         record.updated_at = at
