@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from revetly_mcp.governed_server import SUPPORTED_VERSIONS, tool_result, version_screen
+from revetly_mcp.protocol import INITIALIZE_FIRST
 
 from revetly_core import Refusal
 
@@ -24,7 +25,8 @@ def test_requests_before_initialize_are_refused_except_ping() -> None:
     screen = version_screen()
     answer = screen({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {}})
     assert answer == {"jsonrpc": "2.0", "id": 7,
-                      "error": {"code": -32600, "message": "Invalid Request: initialize first"}}
+                      "error": {"code": -32600, "message": INITIALIZE_FIRST,
+                                "data": {"method": "tools/call"}}}
     assert screen({"jsonrpc": "2.0", "id": 8, "method": "ping"}) is None
     assert screen({"jsonrpc": "2.0", "method": "notifications/initialized"}) is None
     assert screen(_init("2025-11-25")) is None

@@ -108,10 +108,10 @@ def test_bad_lines_are_answered_and_the_server_keeps_serving(synced_instance: Pa
         assert server.ask(b'{"jsonrpc":"2.0","id":true,"method":"ping"}\n')["error"]["code"] == -32600
         assert server.ask(b"\xff\xfe garbage\n")["error"]["code"] == -32700
         unknown = server.ask(_call(7, "no_such_tool", {}))
-        assert unknown["id"] == 7 and unknown["result"]["isError"] is True
+        assert unknown["id"] == 7 and unknown["error"]["code"] == -32602
         wrong_types = server.ask(_call(8, "search_context", {"query": 5, "limit": "many"}))
         assert wrong_types["id"] == 8
-        assert "error" in wrong_types or wrong_types["result"]["isError"] is True
+        assert wrong_types["result"]["structuredContent"]["refusal"]["code"] == "invalid-argument"
         not_a_name = server.ask(b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":5}}\n')
         assert not_a_name["id"] == 9 and not_a_name["error"]["code"] == -32602
         health = server.ask(_call(10, "context_health", {}))

@@ -14,11 +14,20 @@ from typing import Any, BinaryIO
 
 import anyio
 import anyio.to_thread
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.types import INVALID_PARAMS, INVALID_REQUEST, CallToolResult, TextContent, ToolAnnotations
 from revetly_core.governed.budget import DEFAULT_RESULT_BUDGET, enforce_result_budget
+from revetly_core.surface import invalid_argument_refusal
 
 from revetly_core import FeedbackService, RagQuery, RagService, Refusal, Session
+from revetly_mcp.protocol import (
+    INITIALIZE_FIRST,
+    argument_problem,
+    registered_tool,
+    tool_call_target,
+    unknown_tool_error,
+)
 from revetly_mcp.transport import DEFAULT_MAX_FRAME, Screen, error_response, serve_stdio_guarded, strict_id
 
 SUPPORTED_VERSIONS = ("2025-06-18", "2025-11-25")
@@ -50,10 +59,19 @@ def version_screen() -> Screen:
             state["initialized"] = True
             return None
         if not state["initialized"] and method != "ping":
-            return error_response(INVALID_REQUEST, "Invalid Request: initialize first", request_id)
+            answer = error_response(INVALID_REQUEST, INITIALIZE_FIRST, request_id)
+            answer["error"]["data"] = {"method": method}
+            return answer
         return None
 
     return screen
+
+
+def refusal_result(refusal: Refusal) -> CallToolResult:
+    """A refusal as the governed server answers it: an explicit tool error carrying the envelope."""
+    body = refusal.payload()
+    return CallToolResult(content=[TextContent(type="text", text=json.dumps(body, ensure_ascii=False))],
+                          structured_content=body, is_error=True)
 
 
 def tool_result(call: Callable[[], dict[str, Any]], budget: int) -> CallToolResult:
@@ -61,11 +79,29 @@ def tool_result(call: Callable[[], dict[str, Any]], budget: int) -> CallToolResu
     try:
         payload = enforce_result_budget(call(), budget)
     except Refusal as refusal:
-        body = refusal.payload()
-        return CallToolResult(content=[TextContent(type="text", text=json.dumps(body, ensure_ascii=False))],
-                              structured_content=body, is_error=True)
+        return refusal_result(refusal)
     return CallToolResult(content=[TextContent(type="text", text=json.dumps(payload, ensure_ascii=False))],
                           structured_content=payload)
+
+
+def call_guard(mcp: MCPServer) -> ServerMiddleware[Any]:
+    """Middleware: an unknown tool is -32602; an argument the tool's signature cannot take is
+    the bad_argument refusal, named, before the body runs."""
+
+    async def guard(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        target = tool_call_target(ctx)
+        if target is not None:
+            name, arguments = target
+            tool = registered_tool(mcp, name)
+            if tool is None:
+                raise unknown_tool_error(name)
+            problem = argument_problem(tool, arguments)
+            if problem is not None:
+                return refusal_result(invalid_argument_refusal(
+                    name, problem.argument, problem.problem, problem.schema, code="bad_argument"))
+        return await call_next(ctx)
+
+    return guard
 
 
 class GovernedMCPServer:
@@ -85,6 +121,7 @@ class GovernedMCPServer:
 
     def _build(self) -> MCPServer:
         server = MCPServer("revetly-governed", version="0.1.0", instructions=INSTRUCTIONS)
+        server.middleware.append(call_guard(server))
         feedback, rag, session = self.feedback, self.rag, self.session
 
         @server.tool(description="The fixed scope of this connection and the operations granted in it.",

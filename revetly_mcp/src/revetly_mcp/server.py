@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Annotated, Any
 
@@ -22,15 +22,26 @@ from revetly_core.surface import (
     SURFACE_URI,
     Surface,
     ToolSpec,
+    invalid_argument_refusal,
+    prompt_request_refusal,
     prompt_text,
     tool_spec,
 )
 
 from revetly_core import Engine, Refusal, __version__
 from revetly_mcp.gate import GateRenderer, declaration_of, register_review_app
+from revetly_mcp.protocol import (
+    argument_problem,
+    initialize_first_error,
+    refusal_error,
+    registered_tool,
+    served_before_initialize,
+    tool_call_target,
+    unknown_tool_error,
+)
 from revetly_mcp.schemas import answer_or_refusal, payload_text, tool_result
 from revetly_mcp.session import Sessions
-from revetly_mcp.transport import DEFAULT_MAX_FRAME, serve_stdio_guarded
+from revetly_mcp.transport import DEFAULT_MAX_FRAME, serve_stdio_guarded, strict_id
 
 INSTRUCTIONS = (
     "Revetly holds this product's backlog, decisions, conversations, delivery records and the "
@@ -50,8 +61,8 @@ def annotations_of(spec: ToolSpec) -> ToolAnnotations:
 class RevetlyServer:
     """The MCP shell over one Surface: registers tools, prompts, resources and middleware."""
 
-    def __init__(self, engine: Engine, project: str | None = None) -> None:
-        self.surface = Surface(engine, project)
+    def __init__(self, engine: Engine | Surface, project: str | None = None) -> None:
+        self.surface = engine if isinstance(engine, Surface) else Surface(engine, project)
         self.sessions = Sessions()
         self.limiter = anyio.CapacityLimiter(1)
         self.mcp = MCPServer("revetly", version=__version__, instructions=INSTRUCTIONS)
@@ -196,6 +207,8 @@ class RevetlyServer:
             if isinstance(result, dict):
                 result.setdefault("capabilities", {}).setdefault("tools", {})["listChanged"] = True
             return result
+        if not served_before_initialize(self.mcp, ctx):
+            raise initialize_first_error(method)
         if ctx.request_id is None or method == "ping":
             return await call_next(ctx)
         await self._announce_once(ctx)
@@ -206,12 +219,37 @@ class RevetlyServer:
                 result["tools"] = [t for t in result["tools"] if t.get("name") in listed]
             return result
         if method == "tools/call":
-            name = (ctx.params or {}).get("name")
-            if isinstance(name, str) and name not in self.surface.served():
-                retired = self.surface.call(name, {}) if self.surface.is_retired(name) else None
-                if retired is not None:
-                    return tool_result(retired)
+            refused = self._refused_call(ctx)
+            if refused is not None:
+                return tool_result(refused)
+        if method == "prompts/get" and isinstance(ctx.params, Mapping):
+            name, arguments = ctx.params.get("name"), ctx.params.get("arguments")
+            refusal = prompt_request_refusal(str(name), arguments if isinstance(arguments, Mapping)
+                                             else None) if isinstance(name, str) else None
+            if refusal is not None:
+                raise refusal_error(refusal)
         return await call_next(ctx)
+
+    def _refused_call(self, ctx: ServerRequestContext[Any, Any]) -> dict[str, Any] | None:
+        """A tools/call answered before its body: a retired tool, or an argument the tool does
+        not take (by name, from core's catalogue, or by type, from the tool's signature). An
+        unknown tool is -32602."""
+        target = tool_call_target(ctx)
+        if target is None:
+            return None
+        name, arguments = target
+        if name not in self.surface.served():
+            if self.surface.is_retired(name):
+                return self.surface.call(name, {})
+            raise unknown_tool_error(name)
+        refused = self.surface.refuse_arguments(name, arguments)
+        tool = registered_tool(self.mcp, name)
+        if refused is None and tool is not None:
+            problem = argument_problem(tool, arguments)
+            if problem is not None:
+                refused = self.surface.refused_before_call(name, invalid_argument_refusal(
+                    name, problem.argument, problem.problem, problem.schema))
+        return refused
 
     async def _announce_once(self, rctx: ServerRequestContext[Any, Any]) -> None:
         """notifications/tools/list_changed on a session's first call, unless it lists tools."""
@@ -225,8 +263,8 @@ class RevetlyServer:
             await rctx.session.send_tool_list_changed()
 
 
-def build_server(engine: Engine, project: str | None = None) -> MCPServer:
-    """An MCPServer whose tools are single calls into the engine."""
+def build_server(engine: Engine | Surface, project: str | None = None) -> MCPServer:
+    """An MCPServer whose tools are single calls into the engine (or an opened Surface)."""
     return RevetlyServer(engine, project).mcp
 
 
@@ -235,21 +273,26 @@ def serve_stdio(engine: Engine, project: str | None = None,
     """Serve the engine over the hardened stdio transport until the host closes the pipe."""
     low = build_server(engine, project)._lowlevel_server
     anyio.run(lambda: serve_stdio_guarded(low, low.create_initialization_options(),
-                                          max_frame=max_frame))
+                                          max_frame=max_frame, id_rule=strict_id))
 
 
 def run(instance: str | None, project: str | None, max_frame: int = DEFAULT_MAX_FRAME) -> int:
-    """Open the instance, bind the project and serve; a refusal stops it before it answers
-    anything (one line on stderr, exit status 2). Shared by `revetly-mcp` and `revetly serve`."""
+    """Open the instance, bind the project and serve. No instance, or an undeclared project,
+    stops it before it answers anything (one line on stderr, exit status 2); a revetly.toml that
+    does not add up is served as every tool's refusal (one line on stderr, then serving).
+    Shared by `revetly-mcp` and `revetly serve`."""
     try:
-        engine = Engine.open(instance)
-        server = build_server(engine, project)
+        surface = Surface.open(instance, project)
+        server = build_server(surface)
     except Refusal as refusal:
         sys.stderr.write(f"revetly-mcp: refused ({refusal.code}): {refusal}\n")
         return 2
+    declaration = surface.declaration_refusal()
+    if declaration is not None:
+        sys.stderr.write(f"revetly-mcp: serving refusals until revetly.toml is fixed: {declaration}\n")
     low = server._lowlevel_server
     anyio.run(lambda: serve_stdio_guarded(low, low.create_initialization_options(),
-                                          max_frame=max_frame))
+                                          max_frame=max_frame, id_rule=strict_id))
     return 0
 
 

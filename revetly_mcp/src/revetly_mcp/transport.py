@@ -39,14 +39,15 @@ def lenient_id(value: object) -> bool:
 
 
 def strict_id(value: object) -> bool:
-    """An id a client in any language can echo: a string of ≤ 256 UTF-8 bytes, or a safe integer."""
-    if isinstance(value, bool):
+    """An id a client in any language can echo: a string of ≤ 256 UTF-8 bytes, or a safe integer.
+
+    The one id rule of both servers (engine and governed), whatever transport carries them."""
+    if not lenient_id(value):
         return False
     if isinstance(value, str):
         return len(value.encode("utf-8", "surrogatepass")) <= MAX_ID_BYTES
-    if isinstance(value, int):
-        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
-    return False
+    assert isinstance(value, int)
+    return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
 
 
 def error_response(code: int, message: str, request_id: object = None) -> dict[str, Any]:
@@ -87,7 +88,8 @@ def screen_frame(frame: bytes, id_rule: IdRule) -> tuple[dict[str, Any] | None, 
         return None, error_response(INVALID_REQUEST, "Invalid Request: a message is one JSON object")
     if "id" in raw and not id_rule(raw["id"]):
         return None, error_response(
-            INVALID_REQUEST, "Invalid Request: an id is a string or an integer within range"
+            INVALID_REQUEST, "Invalid Request: an id is a string of at most 256 UTF-8 bytes or an "
+            "integer within ±(2^53 - 1)"
         )
     if raw.get("jsonrpc") != "2.0":
         return None, error_response(
@@ -127,7 +129,7 @@ async def serve_stdio_guarded(
     initialization_options: Any,
     *,
     max_frame: int = DEFAULT_MAX_FRAME,
-    id_rule: IdRule = lenient_id,
+    id_rule: IdRule = strict_id,
     screen: Screen | None = None,
     stdin: BinaryIO | None = None,
     stdout: BinaryIO | None = None,

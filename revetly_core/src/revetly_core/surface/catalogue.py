@@ -24,6 +24,8 @@ class ToolSpec:
     idempotent: bool
     opens_review: bool = False
     takes_project: bool = False
+    arguments: tuple[str, ...] = ()
+    """Every argument the tool takes, by name; any other name is refused before the tool runs."""
 
     @property
     def app_only(self) -> bool:
@@ -39,9 +41,9 @@ class ToolSpec:
         return {}
 
 
-def _read(name: str, title: str, description: str) -> ToolSpec:
+def _read(name: str, title: str, description: str, arguments: tuple[str, ...]) -> ToolSpec:
     return ToolSpec(name, title, "read", description, read_only=True, destructive=False,
-                    idempotent=True, takes_project=name != "context_health")
+                    idempotent=True, takes_project=name != "context_health", arguments=arguments)
 
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -49,77 +51,94 @@ TOOLS: tuple[ToolSpec, ...] = (
           "Hybrid keyword search over every artifact (stories, decisions, notes, delivery records) "
           "and the facts declared between them. Pass a few distinctive words, not a sentence; "
           "limit 1-50 (default 10). Holding an id? Call get_artifact instead. deleted='include' "
-          "or 'only' reads deleted work. Cuts and empty answers are named in the payload."),
+          "or 'only' reads deleted work. Cuts and empty answers are named in the payload.",
+          ("query", "limit", "project", "deleted", "inferred")),
     _read("get_artifact", "Get one artifact",
           "One artifact by id (or a commit sha). Default: the brief - its own words, criteria, "
           "declared links and marks. history_after ('' = from the start) serves the full record "
           "with history; depth (an integer, or 'declared') serves the declared branch beneath it. "
-          "Read this before drafting against or shipping an item."),
+          "Read this before drafting against or shipping an item.",
+          ("artifact_id", "project", "history_after", "depth", "deleted")),
     _read("list_backlog", "List the backlog",
           "The project's work items as compact rows (id, title, status, type, parent). Filter by "
           "status and pbi_type (a value or a comma list) and provenance; limit 1-500 rows per "
           "page, then pass next_cursor as cursor for the next page. Items outside every type map "
-          "are counted under outside_backlog."),
+          "are counted under outside_backlog.",
+          ("status", "provenance", "pbi_type", "limit", "cursor", "project", "deleted")),
     _read("get_scope", "Ask about a scope",
           "Three questions about one scope. question='binding': what already binds an "
           "artifact_id (depth narrows its branch) or a topic: decisions and constraints, with "
           "provenance; with path, which stories and decisions are behind a file. "
           "question='drift': what was asked for against what shipped. question='deltas': what "
-          "changed in a window (since/until, clock)."),
+          "changed in a window (since/until, clock).",
+          ("question", "artifact_id", "topic", "path", "depth", "since", "until", "clock",
+           "limit", "project")),
     _read("get_authoring_context", "Gather what to draft from",
           "The bundle to draft a story from: the nearest backlog items, their documents and paths, "
           "and the decisions that bind them. Pass the drafting intent in plain words as topic "
           "(limit narrows the backlog). Draft grounded in it, cite the ids that informed the "
-          "draft, and never contradict a binding statement."),
+          "draft, and never contradict a binding statement.",
+          ("topic", "limit", "project")),
     _read("context_health", "Check CONTEXT health",
           "Whether the last read pass landed, per source, with the corpus revision, freshness and "
           "counts. Call before trusting an empty answer. After a write, pass its capture handle "
-          "as capture to learn whether that write has reached CONTEXT yet (pending is not failed)."),
+          "as capture to learn whether that write has reached CONTEXT yet (pending is not failed).",
+          ("capture",)),
     _read("list_reviews", "List reviews",
           "Drafts waiting on a human: status pending (default), applied, refused, resolved, "
           "withdrawn or all. Use raise_review with a review_id to put one back in front of a "
-          "reviewer. Read-only."),
+          "reviewer. Read-only.",
+          ("status", "project")),
     ToolSpec("review_state", "Review state", "reviewer",
              "Whether one review (REV-...) has been answered, and how. For the review app: poll it "
              "so a stale panel never offers a second decision.",
-             read_only=True, destructive=False, idempotent=True),
+             read_only=True, destructive=False, idempotent=True,
+             arguments=("review_id",)),
     ToolSpec("submit_draft", "Submit a story draft", "write",
              "Propose a new story: title, description, acceptance_criteria (a list, not a section in "
              "the description), optional parent and repository. A human reviews it before anything "
              "is written. On 'awaiting-review' report the review_id and stop: do not submit again. "
              "Ground it first with get_authoring_context.",
              read_only=False, destructive=False, idempotent=False, opens_review=True,
-             takes_project=True),
+             takes_project=True,
+             arguments=("title", "description", "acceptance_criteria", "parent", "repository",
+                        "project")),
     ToolSpec("submit_revision", "Submit a story revision", "write",
              "Propose a change to an existing story: artifact_id, the new description and "
              "acceptance_criteria (optionally a new title). Gated on a human like submit_draft; on "
              "'awaiting-review' report the review_id and stop.",
              read_only=False, destructive=False, idempotent=False, opens_review=True,
-             takes_project=True),
+             takes_project=True,
+             arguments=("artifact_id", "description", "acceptance_criteria", "title", "project")),
     ToolSpec("set_status", "Set a work item's status", "write",
              "Flip a work item's status: draft, ready, in-progress, done, parked or discarded. "
              "in-progress records a claim (claimed_by names you; a reason takes over another's). "
              "done takes verdicts, one per criterion: {criterion, verdict: met|partial|not-met, "
              "note}. Not gated; committed at once.",
-             read_only=False, destructive=False, idempotent=True, takes_project=True),
+             read_only=False, destructive=False, idempotent=True, takes_project=True,
+             arguments=("artifact_id", "status", "claimed_by", "reason", "verdicts", "project")),
     ToolSpec("record_conversation", "Record a conversation or decision", "write",
              "Record a conversation note with title and body; decisions is a list of decision "
              "entries (each may name supersedes: record ids it replaces whole, or revises: work "
              "items and criteria it changes); related_ids names what it bears on. Not gated. Poll "
              "context_health(capture) before reading it back.",
-             read_only=False, destructive=False, idempotent=False, takes_project=True),
+             read_only=False, destructive=False, idempotent=False, takes_project=True,
+             arguments=("title", "body", "decisions", "related_ids", "project")),
     ToolSpec("raise_review", "Raise a waiting review", "write",
              "Put a pending review (REV-...) back in front of a human on the gate this client "
              "renders. It carries the review, it does not decide it. Find ids with list_reviews.",
-             read_only=False, destructive=False, idempotent=True, opens_review=True),
+             read_only=False, destructive=False, idempotent=True, opens_review=True,
+             arguments=("review_id",)),
     ToolSpec("resolve_review", "Resolve a review", "reviewer",
              "The reviewer's answer from the review app: decision approve or reject, with a reason. "
              "Approve writes and commits the story. Never call this for your own draft.",
-             read_only=False, destructive=False, idempotent=False),
+             read_only=False, destructive=False, idempotent=False,
+             arguments=("review_id", "decision", "reason")),
     ToolSpec("withdraw_review", "Withdraw a review", "reviewer",
              "The reviewer taking a review off the list without deciding it, from the review app. "
              "Writes no approval and no rejection.",
-             read_only=False, destructive=False, idempotent=True),
+             read_only=False, destructive=False, idempotent=True,
+             arguments=("review_id", "reason")),
 )
 
 TOOLS_BY_NAME = {spec.name: spec for spec in TOOLS}

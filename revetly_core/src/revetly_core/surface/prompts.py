@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from revetly_core.refusal import Refusal
@@ -93,12 +94,28 @@ PROMPTS: tuple[PromptSpec, ...] = (
 PROMPTS_BY_NAME = {spec.name: spec for spec in PROMPTS}
 
 
+def prompt_request_refusal(name: str, arguments: Mapping[str, object] | None) -> Refusal | None:
+    """Why a prompts/get cannot be answered (an unknown name, its argument missing), or None."""
+    spec = PROMPTS_BY_NAME.get(name)
+    if spec is None:
+        return Refusal("unknown-prompt", f"no prompt is named {name!r}",
+                       f"use one of: {', '.join(PROMPTS_BY_NAME)}",
+                       {"prompt": name, "prompts": list(PROMPTS_BY_NAME)})
+    given = (arguments or {}).get(spec.argument)
+    if not isinstance(given, str) or not given.strip():
+        return Refusal("missing-argument", f"prompt {name!r} needs its argument {spec.argument!r}",
+                       f"pass {spec.argument}: {spec.argument_description}",
+                       {"prompt": name, "argument": spec.argument})
+    return None
+
+
 def prompt_text(name: str, value: str) -> str:
     """The instructions of one prompt with its argument filled in; an unknown name is refused."""
     spec = PROMPTS_BY_NAME.get(name)
     if spec is None:
-        raise Refusal("unknown-prompt", f"no prompt is named {name!r}",
-                      f"use one of: {', '.join(PROMPTS_BY_NAME)}")
+        refusal = prompt_request_refusal(name, None)
+        assert refusal is not None
+        raise refusal
     return spec.render(value)
 
 

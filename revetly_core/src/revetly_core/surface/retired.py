@@ -23,3 +23,24 @@ def retired_tool_refusal(name: str) -> Refusal | None:
         "retired-tool", f"{name} was retired; the surface answers its question with another call",
         f"call {replacement}", {"tool": name, "replacement": replacement.split("(")[0]},
     )
+
+
+RETIRED_ARGUMENTS: dict[str, dict[str, str]] = {
+    "search_context": {
+        "semantic": "search_context(query=...): search is one read; the keyword leg always runs "
+                    "and the graph recipe joins it on a full instance, with no switch between them",
+    },
+}
+"""Tool -> retired argument name -> the call that answers the same question now."""
+
+
+def retired_argument_refusal(tool: str, argument: str) -> Refusal | None:
+    """The refusal for a retired argument of a tool, or None when the argument is not retired."""
+    replacement = RETIRED_ARGUMENTS.get(tool, {}).get(argument)
+    if replacement is None:
+        return None
+    return Refusal(
+        "retired-argument", f"{tool}'s argument {argument!r} was retired",
+        f"call {replacement}",
+        {"tool": tool, "argument": argument, "replacement": replacement.split(":")[0]},
+    )
