@@ -47,13 +47,29 @@ def require_owner_private(path: Path, what: str) -> None:
                       "after checking nobody copied it")
 
 
+def require_new_file(path: Path, what: str) -> None:
+    """The path is free for a new private file: nothing there, not even a dangling symlink, and
+    its folder exists."""
+    if path.exists() or path.is_symlink():
+        raise Refusal("file_exists", f"the {what} {path} already exists"
+                      + (" (a symbolic link)" if path.is_symlink() else ""),
+                      "choose a new file; credentials and keys are never overwritten")
+    if not path.parent.is_dir():
+        raise Refusal("no_file", f"the folder of the {what} {path} does not exist",
+                      "create the folder first, or choose another path")
+
+
 def write_private_file(path: Path, data: bytes) -> None:
-    """Create a new 0600 file exclusively; an existing file is never overwritten."""
+    """Create a new 0600 file exclusively; an existing file (or any symlink) is never followed
+    or overwritten."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except FileExistsError:
         raise Refusal("file_exists", f"{path} already exists",
                       "choose a new file; credentials and keys are never overwritten") from None
+    except OSError as exc:
+        raise Refusal("no_file", f"cannot create {path}: {exc.strerror}",
+                      "choose a path in an existing folder you can write") from None
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
 

@@ -7,14 +7,21 @@ files: the owner credential is read from one, a new application credential is wr
 from __future__ import annotations
 
 import json
+import math
+import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from revetly_core.governed.home import write_private_file
+from revetly_core.governed.home import require_new_file, write_private_file
 from revetly_core.governed.local import open_services
-from revetly_core.governed.principals import read_credential_file
+from revetly_core.governed.principals import (
+    APP_PREFIX,
+    check_operations,
+    new_token,
+    read_credential_file,
+)
 from revetly_core.governed.provider_sqlite import MAX_PUT_BATCH
 from revetly_core.governed.scope import Scope
 from revetly_core.governed.sources import RagHit, RagSource
@@ -27,15 +34,21 @@ HIT_FIELDS = {"document_id", "chunk_id", "passage", "citation", "locator", "juri
 
 
 def init_home(root: Path | str, vault_id: str, owner_credential_file: Path | str) -> dict[str, Any]:
-    """Create a home and write its owner credential to a new 0600 file (never printed)."""
+    """Create a home and write its owner credential to a new 0600 file (never printed).
+
+    The credential file is checked free first; if it still cannot be written, the new home is
+    removed again, so a refusal leaves nothing behind (a home whose owner credential was lost
+    could never be used)."""
     path = Path(owner_credential_file)
-    if path.exists():
-        raise Refusal("file_exists", f"{path} already exists", "choose a new credential file")
+    require_new_file(path, "credential file")
     evidence, token = EvidenceService.create(root, vault_id)
     try:
         write_private_file(path, token.encode() + b"\n")
-    finally:
+    except BaseException:
         evidence.close()
+        shutil.rmtree(evidence.home.path, ignore_errors=True)
+        raise
+    evidence.close()
     return {"home": str(evidence.home.path), "owner_credential_file": str(path)}
 
 
@@ -45,7 +58,7 @@ def parse_expiry(expires: str | None, days: float | None, now: datetime) -> date
         raise Refusal("bad_expiry", "give exactly one of an expiry instant or a number of days",
                       "e.g. --expires 2026-12-31T00:00:00+00:00 or --days 30")
     if days is not None:
-        return now + timedelta(days=days)
+        return expiry_after_days(days, now)
     assert expires is not None
     try:
         when = datetime.fromisoformat(expires.replace("Z", "+00:00"))
@@ -54,7 +67,26 @@ def parse_expiry(expires: str | None, days: float | None, now: datetime) -> date
                       "use 2026-12-31T00:00:00Z") from None
     if when.tzinfo is None:
         raise Refusal("bad_expiry", "an expiry needs a time zone", "add Z or +00:00")
-    return when.astimezone(UTC)
+    try:
+        return when.astimezone(UTC)
+    except OverflowError:
+        raise Refusal("bad_expiry", f"{expires!r} is outside the calendar's range in UTC",
+                      "choose an expiry between years 1 and 9999") from None
+
+
+def expiry_after_days(days: float, now: datetime) -> datetime:
+    """now + days, for a positive, finite number of days that stays within the calendar."""
+    if not math.isfinite(days) or days <= 0:
+        raise Refusal("bad_expiry", f"--days {days} is not a positive number of days",
+                      "e.g. --days 30")
+    try:
+        when = now + timedelta(days=days)
+    except OverflowError:
+        raise Refusal("bad_expiry", f"--days {days:.15g} reaches past the year 9999",
+                      "choose fewer days, or an --expires instant") from None
+    if when <= now:
+        raise Refusal("bad_expiry", f"--days {days} is shorter than a microsecond", "e.g. --days 30")
+    return when
 
 
 def grant_from_files(root: Path | str, vault_id: str, owner_credential_file: Path | str,
@@ -62,25 +94,41 @@ def grant_from_files(root: Path | str, vault_id: str, owner_credential_file: Pat
                      expires: str | None, days: float | None, name: str = "application") -> dict[str, Any]:
     """Grant operations in a scope to the application whose credential file is given.
 
-    A missing application credential file is created with a new credential (0600)."""
+    A missing application credential file is created with a new credential (0600). Everything
+    the grant needs is checked before anything is written: a refused grant issues no credential
+    and leaves no credential file."""
     owner = read_credential_file(owner_credential_file)
     evidence, _, rag, _ = open_services(root, vault_id)
     try:
-        app_path = Path(app_credential_file)
-        issued = False
-        if app_path.exists():
-            principal_id = evidence.principals.principal_id_of(read_credential_file(app_path))
-            evidence.principals.require_owner(owner)
-        else:
-            principal_id, token = evidence.principals.issue_credential(owner, name)
-            write_private_file(app_path, token.encode() + b"\n")
-            issued = True
+        principals = evidence.principals
+        principals.require_owner(owner)
+        ops = check_operations(operations)
         expiry = parse_expiry(expires, days, evidence.clock())
-        grant = evidence.principals.grant(owner, principal_id, operations, scope, expiry)
-        return {"grant": grant.to_dict(), "credential_issued": issued, "app_credential_file": str(app_path)}
+        require_future(expiry, evidence.clock())
+        app_path = Path(app_credential_file)
+        if app_path.exists() or app_path.is_symlink():
+            principal_id = principals.principal_id_of(read_credential_file(app_path))
+            grant = principals.grant(owner, principal_id, ops, scope, expiry)
+            return {"grant": grant.to_dict(), "credential_issued": False,
+                    "app_credential_file": str(app_path)}
+        token = new_token(APP_PREFIX)
+        write_private_file(app_path, token.encode() + b"\n")
+        try:
+            principal_id, _ = principals.issue_credential(owner, name, token=token)
+            grant = principals.grant(owner, principal_id, ops, scope, expiry)
+        except BaseException:
+            app_path.unlink(missing_ok=True)
+            raise
+        return {"grant": grant.to_dict(), "credential_issued": True, "app_credential_file": str(app_path)}
     finally:
         rag.close()
         evidence.close()
+
+
+def require_future(expiry: datetime, now: datetime) -> None:
+    """A grant's expiry lies after now."""
+    if expiry <= now:
+        raise Refusal("bad_expiry", "the expiry is not in the future", "choose a later expiry")
 
 
 def revoke_from_files(root: Path | str, vault_id: str, owner_credential_file: Path | str,

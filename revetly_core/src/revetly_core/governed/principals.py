@@ -123,10 +123,16 @@ class PrincipalRegistry:
             raise Refusal("not_owner", "this operation needs the vault owner's credential",
                           "run it from the application's set-up with the owner credential file")
 
-    def issue_credential(self, owner_token: str, name: str) -> tuple[str, str]:
-        """A new application principal: (principal_id, token). The token is shown only here."""
+    def issue_credential(self, owner_token: str, name: str,
+                         token: str | None = None) -> tuple[str, str]:
+        """A new application principal: (principal_id, token). The token is shown only here;
+        a caller that already wrote a fresh token to its file passes it in."""
         self.require_owner(owner_token)
-        token = new_token(APP_PREFIX)
+        if token is None:
+            token = new_token(APP_PREFIX)
+        elif not token.startswith(APP_PREFIX) or len(token) < len(APP_PREFIX) + 32:
+            raise Refusal("bad_credential", "an application credential is a fresh rva_ token",
+                          "let issue_credential make it")
         principal_id = "app-" + secrets.token_hex(8)
         self._evidence.append(CONTROL, f"principal:{principal_id}", {
             "principal_id": principal_id, "name": name[:120], "credential_hash": token_hash(token),

@@ -17,7 +17,6 @@ import hashlib
 import hmac
 import json
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from revetly_core.governed import crypto
+from revetly_core.governed.evidence_db import EvidenceDatabase, integrity_refusal
 from revetly_core.governed.home import Home, replace_private_file, require_owner_private
 from revetly_core.refusal import Refusal
 
@@ -113,8 +113,7 @@ def _promote(pending: Path, committed: Path) -> None:
 
 
 def _integrity(detail: str) -> Refusal:
-    return Refusal("evidence_integrity", detail,
-                   "restore the complete home (database, keys and .feedback-checkpoints) from one backup")
+    return integrity_refusal(detail)
 
 
 class EvidenceService:
@@ -127,15 +126,22 @@ class EvidenceService:
         self._names_key = hmac.new(self._master, b"revetly-checkpoint-names", hashlib.sha256).digest()
         self._anchor_key = hmac.new(self._master, b"revetly-checkpoint-key", hashlib.sha256).digest()
         fresh = not home.database.exists()
-        self._db = sqlite3.connect(home.database, check_same_thread=False, isolation_level=None)
-        if fresh:
-            os.chmod(home.database, 0o600)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(_SCHEMA)
-        self._db.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?)", (FORMAT,))
-        found = self._db.execute("SELECT value FROM meta WHERE key='format'").fetchone()[0]
+        self._db = EvidenceDatabase(home.database)
+        try:
+            if not fresh:
+                self._require_vault_database()
+            if fresh:
+                os.chmod(home.database, 0o600)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?)", (FORMAT,))
+            found = self._db.execute("SELECT value FROM meta WHERE key='format'").fetchone()[0]
+        except BaseException:
+            self._db.close()
+            raise
         if found != FORMAT:
+            self._db.close()
             raise Refusal("vault_format", f"the vault is format {found}; this release reads {FORMAT}",
                           "use the release that wrote it")
         self._lock = threading.RLock()
@@ -145,6 +151,17 @@ class EvidenceService:
         from revetly_core.governed.principals import PrincipalRegistry
 
         self.principals = PrincipalRegistry(self)
+
+    def _require_vault_database(self) -> None:
+        """An existing evidence.db must hold the vault's tables before anything is written to
+        it; an empty one is a set-up cut short only while no checkpoint exists."""
+        tables = {row[0] for row in self._db.execute(
+            "SELECT name FROM sqlite_master WHERE type='table'").fetchall()}
+        if {"meta", "partitions", "records"} <= tables:
+            return
+        if tables or any(self.home.checkpoints.iterdir()):
+            raise _integrity(f"the evidence database {self.home.database} holds no vault tables "
+                             "while the home has checkpoints (a truncated or replaced database)")
 
     # ---- construction ----
 
