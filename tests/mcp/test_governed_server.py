@@ -14,6 +14,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from revetly_core.governed.home import write_private_file
+from revetly_mcp.protocol import INITIALIZE_FIRST
 
 from revetly_core import EvidenceService, FeedbackService, RagHit, RagService, Scope, SQLiteRagProvider
 
@@ -186,3 +187,32 @@ def test_the_sdk_client_drives_every_read_tool(home: list[str]) -> None:
     assert result["outcome"]["verification"] == "unverified"
     assert result["quality"]["observed"] == 1 and result["quality"]["rates"]["success"] == 1.0
     assert [s["source_id"] for s in result["sources"]["sources"]] == ["law"]
+
+
+def test_unknown_tools_bad_arguments_and_big_ids_get_protocol_answers(home: list[str]) -> None:
+    raw = Raw(home)
+    try:
+        early = raw.ask_json({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert early["error"]["message"] == INITIALIZE_FIRST
+        assert early["error"]["data"] == {"method": "tools/list"}
+        raw.ask_json(_init("2025-11-25"))
+        raw.notify({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        for big in (2**80, "x" * 300_000):
+            answer = raw.ask_json({"jsonrpc": "2.0", "id": big, "method": "ping"})
+            assert answer["id"] is None and answer["error"]["code"] == -32600
+        unknown = raw.ask_json(_call(2, "rag_delete_everything", {}))
+        assert unknown["error"]["code"] == -32602
+        assert unknown["error"]["data"] == {"tool": "rag_delete_everything"}
+        wrong = raw.ask_json(_call(3, "rag_search", {"source": "law", "query": "filing", "key": "k9",
+                                                     "limit": "ten"}))
+        assert wrong["result"]["isError"] is True
+        refusal = wrong["result"]["structuredContent"]["refusal"]
+        assert refusal["code"] == "bad_argument" and refusal["argument"] == "limit"
+        assert refusal["expected"] == "an integer"
+        assert json.loads(wrong["result"]["content"][0]["text"]) == wrong["result"]["structuredContent"]
+        missing = raw.ask_json(_call(4, "feedback_outcome", {}))
+        assert missing["result"]["structuredContent"]["refusal"]["argument"] == "id"
+        still = raw.ask_json(_call(5, "rag_sources", {}))
+        assert [s["source_id"] for s in still["result"]["structuredContent"]["sources"]] == ["law"]
+    finally:
+        assert raw.close() == 0
