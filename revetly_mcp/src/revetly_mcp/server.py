@@ -222,13 +222,19 @@ class RevetlyServer:
             refused = self._refused_call(ctx)
             if refused is not None:
                 return tool_result(refused)
-        if method == "prompts/get" and isinstance(ctx.params, Mapping):
-            name, arguments = ctx.params.get("name"), ctx.params.get("arguments")
-            refusal = prompt_request_refusal(str(name), arguments if isinstance(arguments, Mapping)
-                                             else None) if isinstance(name, str) else None
-            if refusal is not None:
-                raise refusal_error(refusal)
+        if method == "prompts/get":
+            self._check_prompt(ctx)
         return await call_next(ctx)
+
+    def _check_prompt(self, ctx: ServerRequestContext[Any, Any]) -> None:
+        """An unknown prompt, or one asked without its argument, is -32602 with core's refusal."""
+        params = ctx.params if isinstance(ctx.params, Mapping) else {}
+        name, arguments = params.get("name"), params.get("arguments")
+        if not isinstance(name, str):
+            return  # the SDK answers a malformed prompts/get -32602 itself
+        refusal = prompt_request_refusal(name, arguments if isinstance(arguments, Mapping) else None)
+        if refusal is not None:
+            raise refusal_error(refusal)
 
     def _refused_call(self, ctx: ServerRequestContext[Any, Any]) -> dict[str, Any] | None:
         """A tools/call answered before its body: a retired tool, or an argument the tool does
