@@ -70,6 +70,14 @@ def test_lenient_id_takes_strings_and_integers_only() -> None:
     assert not lenient_id(True) and not lenient_id(None) and not lenient_id(1.0)
 
 
+def test_the_guarded_transport_applies_the_strict_id_rule_by_default() -> None:
+    import inspect
+
+    from revetly_mcp.transport import serve_stdio_guarded
+
+    assert inspect.signature(serve_stdio_guarded).parameters["id_rule"].default is strict_id
+
+
 def test_strict_id_bounds_length_and_magnitude() -> None:
     assert strict_id("é" * 128) and not strict_id("é" * 129)
     assert strict_id(2**53 - 1) and strict_id(-(2**53 - 1))

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from revetly_core.surface import (
     PROMPTS,
     RETIRED_ARGUMENTS,
@@ -16,6 +18,7 @@ from revetly_core.surface import (
     is_declaration_refusal,
     prompt_request_refusal,
     retired_argument_refusal,
+    tool_spec,
     unknown_argument_refusal,
 )
 
@@ -151,3 +154,17 @@ def test_an_argument_refusal_of_a_write_says_it_wrote_nothing(instance: Path) ->
     read = surface.refuse_arguments("search_context", {"query": "x", "semantic": True})
     assert read is not None and "wrote" not in read["refusal"]
     assert surface.refuse_arguments("search_context", {"query": "x"}) is None
+
+
+@given(st.sampled_from([spec.name for spec in TOOLS]),
+       st.dictionaries(st.text(max_size=12), st.none() | st.integers() | st.text(max_size=5),
+                       max_size=6))
+def test_arguments_pass_exactly_when_the_tool_takes_every_name(tool: str,
+                                                                arguments: dict[str, object]) -> None:
+    refusal = unknown_argument_refusal(tool, arguments)
+    accepted = set(tool_spec(tool).arguments)
+    if set(arguments) <= accepted:
+        assert refusal is None
+    else:
+        assert refusal is not None and refusal.extra["argument"] not in accepted
+        assert refusal.code in ("unknown-argument", "retired-argument")
