@@ -25,11 +25,15 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", ".")
 
 
+TYPED = ("revetly_core/src/revetly_core", "revetly_cli/src/revetly_cli", "revetly_mcp/src/revetly_mcp")
+
+
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict on revetly_core."""
-    session.install("-e", "./revetly_core", "mypy>=1.10", "types-PyYAML")
-    session.run("mypy", "--strict", "revetly_core/src/revetly_core")
+    """mypy --strict on the three distributions."""
+    session.install("-e", "./revetly_core", "-e", "./revetly_cli", "-e", "./revetly_mcp",
+                    "mypy>=1.10", "types-PyYAML")
+    session.run("mypy", "--strict", *TYPED)
 
 
 @nox.session
