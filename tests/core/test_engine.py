@@ -9,8 +9,7 @@ from typing import Any
 
 import pygit2
 import pytest
-from gitrepo import GitRepo, gitignore_state, iso, md
-from revetly_core.instance.scaffold import default_config_text
+from gitrepo import GitRepo, iso, md
 from revetly_core.store.db import Store
 from revetly_core.synthetic import generate
 
@@ -149,12 +148,7 @@ class Synthetic:
 def synthetic(tmp_path_factory: pytest.TempPathFactory) -> Synthetic:
     base = tmp_path_factory.mktemp("synthetic")
     root, code = base / "inst", base / "code"
-    made = generate(200, seed=42, out=root, git=True, code_repo=code, commits=100)
-    repo = GitRepo(root, create=False)
-    repo.write("revetly.toml", default_config_text("synthetic", [("code", "../code")]))
-    gitignore_state(repo)
-    last = repo.repo[repo.head].author.time  # type: ignore[index]
-    repo.commit("Configure Revetly", when=int(last) + 86_400, paths=["revetly.toml", ".gitignore"])
+    made = generate(200, seed=42, out=root, git=True, code_repo=code, commits=100, config=True)
     s = Synthetic(root, code, made.manifest, made.summary)
     yield s  # type: ignore[misc]
     s.store.close()

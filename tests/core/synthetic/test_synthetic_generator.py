@@ -172,3 +172,19 @@ def test_small_instances_are_written_whole(tmp_path: Path, n: int) -> None:
     made = generate(n, out=tmp_path / "inst", git=True, code_repo=tmp_path / "code", commits=12)
     assert len(list((tmp_path / "inst").rglob("*.md"))) == n
     assert made.summary["code_commits"] == 12
+
+
+def test_with_config_the_instance_is_ready_to_sync(tmp_path: Path) -> None:
+    from revetly_core import Engine
+
+    made = generate(60, seed=8, out=tmp_path / "inst", git=True, code_repo=tmp_path / "code",
+                    commits=20, config=True)
+    repo = pygit2.Repository(str(tmp_path / "inst"))
+    last = repo[repo.head.target]
+    assert last.message == "Configure Revetly\n"
+    assert {e.name for e in last.tree} >= {"revetly.toml", ".gitignore", "backlog"}
+    assert made.summary["instance_commits"] == sum(1 for _ in repo.walk(repo.head.target))
+    engine = Engine.open(tmp_path / "inst")
+    result = engine.sync()
+    assert result["outcome"] == "succeeded" and result["problems"] == 0
+    assert {s["source"] for s in result["sources"]} == {"repository", "commits/code"}

@@ -3,6 +3,7 @@
     python -m revetly_core.synthetic --n 10000 --out inst --git
     python -m revetly_core.synthetic --n 200 --out inst --git --code-repo code --commits 100 \\
         --manifest truth.json
+    python -m revetly_core.synthetic --n 2000 --out inst --git --config   # ready to sync
     python -m revetly_core.synthetic --dump-queries 50 --seed 42
 
 The last line printed is a JSON summary (counts by type, what was written, seconds).
@@ -32,6 +33,9 @@ def parser() -> argparse.ArgumentParser:
                     help="also write a code repository whose commits name the backlog's ids")
     ap.add_argument("--commits", type=int, default=300, metavar="M",
                     help="commits in the code repository (default 300)")
+    ap.add_argument("--config", action="store_true",
+                    help="also write the revetly.toml and .gitignore of `revetly init` (with --git "
+                         "in one last commit), declaring --code-repo: a ready instance")
     ap.add_argument("--manifest", type=Path, metavar="FILE", help="write the ground truth as JSON")
     ap.add_argument("--dump-queries", type=int, default=0, metavar="K",
                     help="print K search queries from the seed's vocabulary and exit")
@@ -50,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--out DIR and/or --code-repo DIR is required")
     try:
         done = generate(args.n, args.seed, out=args.out, git=args.git, code_repo=args.code_repo,
-                        commits=args.commits, manifest_file=args.manifest)
+                        commits=args.commits, manifest_file=args.manifest, config=args.config)
     except (ValueError, GitMissing) as exc:
         ap.error(str(exc))
     print(json.dumps(done.summary))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,11 +29,22 @@ def _empty_or_absent(path: Path) -> None:
         raise ValueError(f"{path} exists and is not an empty folder")
 
 
+def config_files(name: str, out: Path, code_repo: Path | None) -> dict[str, bytes]:
+    """revetly.toml and .gitignore as `revetly init` writes them, the code repository declared."""
+    from revetly_core.instance.scaffold import default_config_text
+
+    commits = ([("code", os.path.relpath(code_repo.resolve(), out.resolve()))]
+               if code_repo is not None else [])
+    return {"revetly.toml": default_config_text(name, commits).encode(),
+            ".gitignore": b".revetly/\n"}
+
+
 def generate(n: int, seed: int = 42, out: Path | None = None, git: bool = False,
              code_repo: Path | None = None, commits: int = 300,
-             manifest_file: Path | None = None) -> Generated:
+             manifest_file: Path | None = None, config: bool = False) -> Generated:
     """Plan n live artifacts for seed; write the instance to out (as git history when git),
     a code repository of `commits` commits to code_repo, and the ground truth to manifest_file.
+    With config, out also gets the revetly.toml of `revetly init` (a ready instance).
     """
     if n < 1:
         raise ValueError("n must be at least 1")
@@ -61,11 +73,12 @@ def generate(n: int, seed: int = 42, out: Path | None = None, git: bool = False,
         mark = lap("code_repo", mark)
     instance_commits = None
     if out is not None:
+        extra = config_files(f"synthetic-{n}", out, code_repo) if config else None
         if git:
-            instance_commits = write_history(plan, out)
+            instance_commits = write_history(plan, out, extra)
             mark = lap("history", mark)
         else:
-            write_tree(plan, out)
+            write_tree(plan, out, extra)
             mark = lap("files", mark)
     truth = manifest(plan, code)
     if manifest_file is not None:

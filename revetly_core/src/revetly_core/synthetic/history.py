@@ -11,7 +11,7 @@ import random
 from collections import Counter
 from pathlib import Path
 
-from revetly_core.synthetic.calendar import timestamp
+from revetly_core.synthetic.calendar import LAST_DAY, timestamp
 from revetly_core.synthetic.fastimport import (
     Change,
     HistoryWriter,
@@ -27,10 +27,12 @@ LISTED = 25
 """A day's commit body names at most this many ids per kind of change."""
 
 
-def write_tree(plan: Plan, out: Path) -> int:
-    """Write every live file of the plan under out; returns how many."""
+def write_tree(plan: Plan, out: Path, extra: dict[str, bytes] | None = None) -> int:
+    """Write every live file of the plan (and the extra files) under out; returns how many."""
     for folder in FOLDERS:
         (out / folder).mkdir(parents=True, exist_ok=True)
+    for name, data in (extra or {}).items():
+        (out / name).write_bytes(data)
     count = 0
     for item in plan.items:
         if not item.doomed:
@@ -69,8 +71,11 @@ def _author(plan: Plan, day_versions: list[Version]) -> tuple[str, str]:
     return person.name, person.email
 
 
-def write_history(plan: Plan, out: Path) -> int:
-    """Make out a git repository whose history ends in the plan's final tree; returns commits."""
+def write_history(plan: Plan, out: Path, extra: dict[str, bytes] | None = None) -> int:
+    """Make out a git repository whose history ends in the plan's final tree; returns commits.
+
+    extra files (e.g. revetly.toml) land in one more commit, the day after the history ends.
+    """
     rnd = random.Random(f"{plan.seed}:history")
     by_day: dict[int, list[Version]] = {}
     for item in plan.items:
@@ -87,6 +92,9 @@ def write_history(plan: Plan, out: Path) -> int:
                 for v in todays]
             when = timestamp(day, 16 * 3600 + rnd.randint(0, 3 * 3600))
             writer.commit(_author(plan, todays), when, day_message(todays), changes)
+        if extra:
+            writer.commit((first.name, first.email), timestamp(LAST_DAY + 1, 12 * 3600),
+                          "Configure Revetly\n", sorted(extra.items()))
         count = writer.count
         writer.close()
     run_git(out, env, "reset", "-q", "--hard")
