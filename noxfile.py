@@ -19,17 +19,31 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session
+@nox.parametrize("mcp", ["2.1.0", "2.3.0"])
+def mcp_range(session: nox.Session, mcp: str) -> None:
+    """The MCP tests on the lowest and the newest mcp SDK that revetly-mcp allows."""
+    # Not in .ci/run: both ends passed the same tests when the range was set (2.2.0 too).
+    session.install(*PACKAGES)
+    session.install(f"mcp=={mcp}")
+    session.run("pytest", "tests/mcp", *session.posargs)
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """ruff over everything."""
     session.install("ruff>=0.5")
     session.run("ruff", "check", ".")
 
 
+TYPED = ("revetly_core/src/revetly_core", "revetly_cli/src/revetly_cli", "revetly_mcp/src/revetly_mcp")
+
+
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict on revetly_core."""
-    session.install("-e", "./revetly_core", "mypy>=1.10", "types-PyYAML")
-    session.run("mypy", "--strict", "revetly_core/src/revetly_core")
+    """mypy --strict on the three distributions."""
+    session.install("-e", "./revetly_core", "-e", "./revetly_cli", "-e", "./revetly_mcp",
+                    "mypy>=1.10", "types-PyYAML")
+    session.run("mypy", "--strict", *TYPED)
 
 
 @nox.session
@@ -49,6 +63,21 @@ def demo(session: nox.Session) -> None:
     session.run("revetly", "drift", "--instance", instance)
     session.run("revetly", "deltas", "--since", "2025-06-01", "--instance", instance)
     session.run("revetly", "author", "schedule CSV exports", "--instance", instance)
+
+
+@nox.session
+def synthetic(session: nox.Session) -> None:
+    """A synthetic instance at scale, synced and checked (`nox -s synthetic -- 20000`; default 2000)."""
+    session.install(*PACKAGES)
+    n = session.posargs[0] if session.posargs else "2000"
+    base = f"build/synthetic-{n}"
+    session.run("python", "-c", "import shutil, sys; shutil.rmtree(sys.argv[1], ignore_errors=True)", base)
+    session.run("python", "-m", "revetly_core.synthetic", "--n", n, "--out", f"{base}/inst", "--git",
+                "--code-repo", f"{base}/code", "--commits", str(max(100, int(n) // 2)), "--config")
+    instance = f"{base}/inst"
+    session.run("revetly", "sync", "--instance", instance)
+    session.run("revetly", "status", "--instance", instance)
+    session.run("revetly", "check", "--instance", instance)
 
 
 @nox.session

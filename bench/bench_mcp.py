@@ -103,7 +103,8 @@ def structured(answer: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def bench_size(size: int, args: argparse.Namespace, gen: Path, queries: list[str]) -> dict[str, Any]:
+def bench_size(size: int, args: argparse.Namespace, gen: bench_pass.Generator,
+               queries: list[str]) -> dict[str, Any]:
     inst, meta, _ = bench_reads.ensure_synced(size, args, gen)
     ids, _ = bench_reads.sample_ids(inst, size)
     starts = []

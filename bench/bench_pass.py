@@ -5,9 +5,9 @@
     python bench/bench_pass.py --sizes 100000
     python bench/bench_pass.py --sizes 10000 --profile  # plus cProfile of full and one-file passes
 
-For each size it generates (or reuses from bench/.cache/) a synthetic instance with
-shared/bench/gen_instance.py, then measures each pass in a fresh Python process and writes
-bench/results/pass-<size>.json and bench/results/summary.md. See bench/README.md.
+For each size it generates (or reuses from bench/.cache/) a synthetic instance with the
+project's generator (`python -m revetly_core.synthetic`), then measures each pass in a fresh
+Python process and writes bench/results/pass-<size>.json and bench/results/summary.md. See bench/README.md.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ from typing import Any
 SCRIPT = Path(__file__).resolve()
 BENCH_DIR = SCRIPT.parent
 REPO_ROOT = BENCH_DIR.parent
-DEFAULT_GEN = SCRIPT.parents[2] / "shared" / "bench" / "gen_instance.py"
+DEFAULT_GEN = "revetly_core.synthetic"
+"""The instance generator, run as `python -m revetly_core.synthetic` unless --gen names a script."""
 GEN_ENV = "REVETLY_GEN_INSTANCE"
 SEED = 42
 HEAVY_MODULES = ("whoosh", "networkx", "pygit2")
@@ -77,13 +78,39 @@ def mib(kib: float | None) -> float | None:
     return None if kib is None else round(kib / 1024, 1)
 
 
-def resolve_gen(given: str | None) -> Path:
-    """--gen, then $REVETLY_GEN_INSTANCE, then shared/bench/gen_instance.py beside the repo."""
+@dataclass(frozen=True)
+class Generator:
+    """How to run the instance generator, and a digest of its code (what the caches key on)."""
+
+    command: tuple[str, ...]
+    digest: str
+    label: str
+
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*self.command, *args], check=True, capture_output=True, text=True)
+
+
+def package_digest(folder: Path) -> str:
+    """sha256 over the names and contents of a package's .py files, in name order."""
+    h = hashlib.sha256()
+    for f in sorted(folder.rglob("*.py")):
+        h.update(f.relative_to(folder).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def resolve_gen(given: str | None) -> Generator:
+    """--gen PATH, then $REVETLY_GEN_INSTANCE, else the project's own revetly_core.synthetic."""
     raw = given or os.environ.get(GEN_ENV)
-    path = Path(raw).expanduser().resolve() if raw else DEFAULT_GEN
-    if not path.is_file():
-        sys.exit(f"bench: instance generator not found at {path} (pass --gen PATH or set {GEN_ENV})")
-    return path
+    if raw:
+        path = Path(raw).expanduser().resolve()
+        if not path.is_file():
+            sys.exit(f"bench: instance generator not found at {path} (pass --gen PATH or set {GEN_ENV})")
+        return Generator((sys.executable, str(path)), sha256_of(path), str(path))
+    spec = importlib.util.find_spec(DEFAULT_GEN)
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit(f"bench: {DEFAULT_GEN} is not importable (pip install -e ./revetly_core)")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    return Generator((sys.executable, "-m", DEFAULT_GEN), package_digest(folder), DEFAULT_GEN)
 
 
 def parse_sizes(text: str) -> list[int]:
@@ -97,11 +124,11 @@ def parse_sizes(text: str) -> list[int]:
 
 
 # ------------------------------------------------------------------------------ instances
-def prepare_instance(size: int, gen: Path, cache: Path, regen: bool) -> tuple[Path, dict[str, Any]]:
+def prepare_instance(size: int, gen: Generator, cache: Path, regen: bool) -> tuple[Path, dict[str, Any]]:
     """The cached instance of this size at its pristine commit (generated when absent or stale)."""
     inst = cache / f"inst-{size}"
     meta_path = cache / f"inst-{size}.json"
-    gen_sha = sha256_of(gen)
+    gen_sha = gen.digest
     if not regen and meta_path.is_file() and (inst / ".git").is_dir():
         meta: dict[str, Any] = json.loads(meta_path.read_text())
         if meta.get("gen_sha256") == gen_sha and meta.get("seed") == SEED:
@@ -115,12 +142,9 @@ def prepare_instance(size: int, gen: Path, cache: Path, regen: bool) -> tuple[Pa
     meta_path.unlink(missing_ok=True)
     tmp = cache / f"inst-{size}.tmp"
     cache.mkdir(parents=True, exist_ok=True)
-    print(f"[{size}] generating instance with {gen} ...", flush=True)
+    print(f"[{size}] generating instance with {gen.label} ...", flush=True)
     t0 = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, str(gen), "--n", str(size), "--out", str(tmp), "--git", "--seed", str(SEED)],
-        check=True, capture_output=True, text=True,
-    )
+    proc = gen.run("--n", str(size), "--out", str(tmp), "--git", "--seed", str(SEED))
     gen_seconds = time.perf_counter() - t0
     summary = json.loads(proc.stdout.strip().splitlines()[-1])
     from revetly_core.instance.scaffold import default_config_text
@@ -134,7 +158,7 @@ def prepare_instance(size: int, gen: Path, cache: Path, regen: bool) -> tuple[Pa
     head = git(tmp, "rev-parse", "HEAD")
     tmp.rename(inst)
     meta = {
-        "size": size, "seed": SEED, "head": head, "gen": str(gen), "gen_sha256": gen_sha,
+        "size": size, "seed": SEED, "head": head, "gen": gen.label, "gen_sha256": gen_sha,
         "gen_seconds": round(gen_seconds, 2), "gen_summary": summary,
         "files": sum(1 for f in ("backlog", "notes", "records") for _ in (inst / f).glob("*.md")),
     }
@@ -665,7 +689,7 @@ def print_table(rows: list[dict[str, Any]]) -> None:
 
 
 # ------------------------------------------------------------------------------ main
-def bench_size(size: int, args: argparse.Namespace, gen: Path) -> dict[str, Any]:
+def bench_size(size: int, args: argparse.Namespace, gen: Generator) -> dict[str, Any]:
     inst, meta = prepare_instance(size, gen, args.cache_dir, args.regen)
     code_before = args.code if args.code is not None else code_state()
     remove_state(inst)
@@ -718,7 +742,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description="Benchmark Revetly's read pass (see bench/README.md).")
     ap.add_argument("--sizes", type=parse_sizes, default=parse_sizes("1000,10000"),
                     help="comma-separated instance sizes (default 1000,10000; 100000 works too)")
-    ap.add_argument("--gen", help=f"path of gen_instance.py (else ${GEN_ENV}, else {DEFAULT_GEN})")
+    ap.add_argument("--gen", help=f"an instance generator script to use instead (else ${GEN_ENV}, "
+                                  f"else python -m {DEFAULT_GEN})")
     ap.add_argument("--cache-dir", type=Path, default=BENCH_DIR / ".cache",
                     help="where generated instances are kept (default bench/.cache)")
     ap.add_argument("--results-dir", type=Path, default=BENCH_DIR / "results",

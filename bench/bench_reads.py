@@ -93,13 +93,12 @@ def load_avg() -> float | None:
     return None
 
 
-def load_queries(gen: Path, count: int) -> list[str]:
-    """`gen_instance.py --dump-queries COUNT --seed SEED`: one query per line."""
-    cmd = [sys.executable, str(gen), "--dump-queries", str(count), "--seed", str(bench_pass.SEED)]
-    proc = subprocess.run(cmd, check=True, capture_output=True, text=True)
+def load_queries(gen: bench_pass.Generator, count: int) -> list[str]:
+    """The generator's `--dump-queries COUNT --seed SEED`: one query per line."""
+    proc = gen.run("--dump-queries", str(count), "--seed", str(bench_pass.SEED))
     queries = [line.strip() for line in proc.stdout.splitlines() if line.strip()]
     if len(queries) != count:
-        sys.exit(f"bench: {gen} --dump-queries {count} printed {len(queries)} queries")
+        sys.exit(f"bench: {gen.label} --dump-queries {count} printed {len(queries)} queries")
     return queries
 
 
@@ -110,7 +109,7 @@ def timed(call: Callable[[], Any]) -> tuple[float, Any]:
 
 
 # ------------------------------------------------------------------------------ instances
-def cached_and_synced(size: int, gen: Path, cache: Path) -> tuple[bool, str]:
+def cached_and_synced(size: int, gen: bench_pass.Generator, cache: Path) -> tuple[bool, str]:
     """Whether bench_pass.prepare_instance would reuse this size's instance and it holds a store.
 
     Mirrors prepare_instance's reuse test (meta file, .git, generator sha256, seed), so a size
@@ -123,7 +122,7 @@ def cached_and_synced(size: int, gen: Path, cache: Path) -> tuple[bool, str]:
         meta = json.loads(meta_path.read_text())
     except ValueError:
         return False, f"{meta_path} is not JSON"
-    if meta.get("gen_sha256") != bench_pass.sha256_of(gen) or meta.get("seed") != bench_pass.SEED:
+    if meta.get("gen_sha256") != gen.digest or meta.get("seed") != bench_pass.SEED:
         return False, f"{inst} was made by another generator or seed (it would be regenerated)"
     if not (inst / ".revetly" / "context.db").is_file():
         return False, f"{inst} has never been synced (no .revetly/context.db)"
@@ -131,7 +130,7 @@ def cached_and_synced(size: int, gen: Path, cache: Path) -> tuple[bool, str]:
 
 
 def ensure_synced(
-    size: int, args: argparse.Namespace, gen: Path
+    size: int, args: argparse.Namespace, gen: bench_pass.Generator
 ) -> tuple[Path, dict[str, Any], dict[str, Any]]:
     """The cached instance at its pristine commit, synced by a pass in a fresh process."""
     inst, meta = bench_pass.prepare_instance(size, gen, args.cache_dir, args.regen)
@@ -325,7 +324,8 @@ def print_report(r: dict[str, Any]) -> None:
 
 
 # ------------------------------------------------------------------------------ main
-def bench_size(size: int, args: argparse.Namespace, gen: Path, queries: list[str]) -> dict[str, Any]:
+def bench_size(size: int, args: argparse.Namespace, gen: bench_pass.Generator,
+               queries: list[str]) -> dict[str, Any]:
     inst, meta, sync_run = ensure_synced(size, args, gen)
     code_before = args.code if args.code is not None else bench_pass.code_state()
     # imported only now: main() has put the code snapshot first on sys.path
@@ -372,8 +372,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description="Benchmark Revetly's reads (see bench/README.md).")
     ap.add_argument("--sizes", type=bench_pass.parse_sizes, default=bench_pass.parse_sizes("10000"),
                     help="comma-separated instance sizes (default 10000; 100000 works too)")
-    ap.add_argument("--gen", help=f"path of gen_instance.py (else ${bench_pass.GEN_ENV}, "
-                                  f"else {bench_pass.DEFAULT_GEN})")
+    ap.add_argument("--gen", help=f"an instance generator script to use instead (else "
+                                  f"${bench_pass.GEN_ENV}, else python -m {bench_pass.DEFAULT_GEN})")
     ap.add_argument("--cache-dir", type=Path, default=BENCH_DIR / ".cache",
                     help="where generated instances are kept (default bench/.cache)")
     ap.add_argument("--results-dir", type=Path, default=BENCH_DIR / "results",

@@ -4,13 +4,13 @@
     python bench/bench_scope.py                  # size 10000, code repository of 5000 commits
     python bench/bench_scope.py --regen          # ignore the cached instance
 
-Generates (once, cached under bench/.cache/scope-<size>/) an instance with gen_instance.py
+Generates (once, cached under bench/.cache/scope-<size>/) an instance with the generator
 ``--git --code-repo ... --commits M``, so delivery records name real commits; adds
 ``[[connectors.commits]]`` for the code repository to the revetly.toml of `revetly init`,
 commits it and runs a full read pass. Then, on one warm Engine in this process, times:
 
 * binding for the epic with the most descendants (target: ≥ 200 descendants, ≤ 200 ms p50);
-* topic binding over gen_instance's queries (≤ 150 ms p50);
+* topic binding over the generator's queries (≤ 150 ms p50);
 * path binding for the most-touched file, first call (no cached git walk; ≤ 1 s worst);
 * get_authoring_context over the same queries (≤ 300 ms p50);
 * drift and deltas over the whole project (≤ 300 ms p50 each).
@@ -56,7 +56,7 @@ CACHE_VERSION = 2
 def umbrella_epic(inst: Path) -> int:
     """Hang the largest generated epics under one more epic until it holds ≥ 200 descendants.
 
-    gen_instance spreads a 10k backlog over 100 epics (at most ~160 descendants each); the
+    the generator spreads a 10k backlog over 100 epics (well under 200 descendants each); the
     binding target is stated for an epic with ≥ 200, so the bench declares one. Returns how
     many epics it hangs beneath UMBRELLA."""
     import re
@@ -92,12 +92,12 @@ def umbrella_epic(inst: Path) -> int:
 
 
 def prepare(
-    size: int, commits: int, gen: Path, cache: Path, regen: bool
+    size: int, commits: int, gen: bench_pass.Generator, cache: Path, regen: bool
 ) -> tuple[Path, Path, dict[str, Any]]:
     """The cached instance and code repository, synced; generated when absent or stale."""
     folder = cache / f"scope-v{CACHE_VERSION}-{size}-{commits}"
     inst, code, meta_path = folder / "inst", folder / "code", folder / "meta.json"
-    gen_sha = bench_pass.sha256_of(gen)
+    gen_sha = gen.digest
     if not regen and meta_path.is_file() and (inst / ".revetly" / "context.db").is_file():
         meta: dict[str, Any] = json.loads(meta_path.read_text())
         if meta.get("gen_sha256") == gen_sha:
@@ -108,9 +108,8 @@ def prepare(
     folder.mkdir(parents=True)
     print(f"[{size}] generating instance + {commits}-commit code repository ...", flush=True)
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, str(gen), "--n", str(size), "--out", str(inst), "--git",
-                    "--code-repo", str(code), "--commits", str(commits),
-                    "--seed", str(bench_pass.SEED)], check=True, capture_output=True, text=True)
+    gen.run("--n", str(size), "--out", str(inst), "--git", "--code-repo", str(code),
+            "--commits", str(commits), "--seed", str(bench_pass.SEED))
     gen_s = time.perf_counter() - t0
     from revetly_core.instance.scaffold import default_config_text
 

@@ -83,7 +83,7 @@ def measure(inst: Path, runs: int, landings: int) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=bench_pass.parse_sizes, default=bench_pass.parse_sizes("10000"))
-    ap.add_argument("--gen", help="path of gen_instance.py")
+    ap.add_argument("--gen", help="an instance generator script to use instead of revetly_core.synthetic")
     ap.add_argument("--cache-dir", type=Path, default=BENCH_DIR / ".cache")
     ap.add_argument("--results-dir", type=Path, default=BENCH_DIR / "results")
     ap.add_argument("--runs", type=int, default=30, help="timed calls per write (default 30)")

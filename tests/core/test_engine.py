@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
-import subprocess
-import sys
+import re
 from pathlib import Path
 from typing import Any
 
 import pygit2
 import pytest
-from gitrepo import GitRepo, gitignore_state, iso, md
-from revetly_core.instance.scaffold import default_config_text
+from gitrepo import GitRepo, iso, md
 from revetly_core.store.db import Store
+from revetly_core.synthetic import generate
 
 from revetly_core import Engine, Refusal
-
-# The repository's parent holds shared/ (here /work/shared; in CI a copy beside the clone).
-GEN_INSTANCE = Path(__file__).resolve().parents[3] / "shared" / "bench" / "gen_instance.py"
 
 
 @pytest.fixture(autouse=True)
@@ -151,30 +146,25 @@ class Synthetic:
 
 @pytest.fixture(scope="module")
 def synthetic(tmp_path_factory: pytest.TempPathFactory) -> Synthetic:
-    assert GEN_INSTANCE.is_file(), f"{GEN_INSTANCE} is missing: shared/ must sit beside the repo"
     base = tmp_path_factory.mktemp("synthetic")
-    root, code, manifest = base / "inst", base / "code", base / "manifest.json"
-    out = subprocess.run(
-        [sys.executable, str(GEN_INSTANCE), "--n", "200", "--out", str(root), "--git",
-         "--code-repo", str(code), "--commits", "100", "--manifest", str(manifest)],
-        capture_output=True, text=True, check=True, timeout=300,
-    )
-    summary = json.loads(out.stdout.strip().splitlines()[-1])
-    repo = GitRepo(root, create=False)
-    repo.write("revetly.toml", default_config_text("synthetic", [("code", "../code")]))
-    gitignore_state(repo)
-    last = repo.repo[repo.head].author.time  # type: ignore[index]
-    repo.commit("Configure Revetly", when=int(last) + 86_400, paths=["revetly.toml", ".gitignore"])
-    s = Synthetic(root, code, json.loads(manifest.read_text()), summary)
+    root, code = base / "inst", base / "code"
+    made = generate(200, seed=42, out=root, git=True, code_repo=code, commits=100, config=True)
+    s = Synthetic(root, code, made.manifest, made.summary)
     yield s  # type: ignore[misc]
     s.store.close()
+
+
+def _words(text: str) -> str:
+    """Lower-case words joined by single spaces: how a title reads inside prose, punctuation aside."""
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 def test_synthetic_pass_lands_everything(synthetic: Synthetic) -> None:
     assert synthetic.result["outcome"] == "succeeded"
     assert synthetic.result["problems"] == 0
     counts = synthetic.engine.context_health()["counts"]
-    expected = {t: n for t, n in synthetic.summary["counts"].items() if n}
+    expected = {t: n for t, n in synthetic.manifest["counts"].items() if n}
+    assert sum(expected.values()) == 200
     assert {t: n for t, n in counts["by_type"].items() if t != "commit"} == expected
     assert counts["by_type"]["commit"] == synthetic.manifest["code_commits"] == 100
     assert counts["deleted"] == len(synthetic.manifest["deleted"])
@@ -189,12 +179,22 @@ def test_synthetic_deletions_are_source_declared_at_their_commit(synthetic: Synt
                 if d.status == pygit2.enums.DeltaStatus.DELETED:
                     removed_at[d.old_file.path] = iso(commit.author.time)
     assert synthetic.manifest["deleted"]
+    assert set(removed_at) == {entry["path"] for entry in synthetic.manifest["deleted"]}
     for entry in synthetic.manifest["deleted"]:
         a = synthetic.store.get(entry["id"])
         assert a is not None, entry
         assert a.deleted and a.deleted_clock == "source-declared"
         assert a.deleted_at == removed_at[entry["path"]]
         assert dt.datetime.fromisoformat(a.deleted_at).date().isoformat() == entry["date"]
+
+
+def test_synthetic_later_edits_move_the_source_update_time(synthetic: Synthetic) -> None:
+    assert synthetic.manifest["edited"]
+    for entry in synthetic.manifest["edited"]:
+        a = synthetic.store.get(entry["id"])
+        assert a is not None and not a.deleted, entry
+        assert a.source_updated_at is not None
+        assert dt.datetime.fromisoformat(a.source_updated_at).date().isoformat() == entry["date"]
 
 
 def test_synthetic_title_mentions_match_the_manifest(synthetic: Synthetic) -> None:
@@ -204,15 +204,17 @@ def test_synthetic_title_mentions_match_the_manifest(synthetic: Synthetic) -> No
     found = {(s, d) for s, d, _r, _m in synthetic.links("method = 'title-mention'")}
     # every mention the generator planted is found, unless a stronger link already states it
     assert expected - stronger <= found
-    # and every mention found is a planted one or an exact title the prose happens to repeat
+    # and every mention found is a planted one or a title (or alias) the prose happens to repeat
     for src, dst in found - expected:
-        body = synthetic.store.get(src).body.lower()  # type: ignore[union-attr]
-        title = synthetic.store.get(dst).title.lower()  # type: ignore[union-attr]
-        assert " ".join(title.split()) in " ".join(body.split()) or synthetic.store.get(
-            dst).aliases, (src, dst)
+        body = _words(synthetic.store.get(src).body)  # type: ignore[union-attr]
+        target = synthetic.store.get(dst)
+        assert target is not None
+        phrases = [_words(target.title), *(_words(a) for a in target.aliases)]
+        assert any(f" {p} " in f" {body} " for p in phrases), (src, dst)
 
 
 def test_synthetic_explicit_refs_are_found(synthetic: Synthetic) -> None:
+    assert synthetic.manifest["explicit_refs"]
     declared = {(s, d) for s, d, _r, _m in synthetic.links("method = 'declared'")}
     refs = {(s, d) for s, d, _r, _m in synthetic.links("method = 'explicit-ref'")}
     for src, dst in synthetic.manifest["explicit_refs"]:
@@ -227,15 +229,29 @@ def test_synthetic_supersessions_are_supersedes_links(synthetic: Synthetic) -> N
     assert len(sup) == len(synthetic.manifest["superseded"])
 
 
-def test_synthetic_commits_link_to_the_stories_they_name(synthetic: Synthetic) -> None:
-    from_commits = synthetic.store.conn.execute(
-        "SELECT COUNT(*) FROM links l JOIN artifacts a ON a.id=l.src "
-        "WHERE a.type='commit' AND l.invalid_at IS NULL").fetchone()[0]
-    assert from_commits > 0
+def test_synthetic_revisions_are_revises_links(synthetic: Synthetic) -> None:
+    revises = {(s, d) for s, d, _r, _m in synthetic.links("relation = 'revises'")}
+    assert synthetic.manifest["revised"]
+    assert revises == {(note, item) for note, item in synthetic.manifest["revised"]}
+
+
+def test_synthetic_commits_link_to_the_ids_they_name(synthetic: Synthetic) -> None:
+    named = synthetic.manifest["code_named"]
+    assert len(named) > 50  # most of the 100 commits name an id
+    assert any(".." in synthetic.store.get(sha).title for sha in named)  # type: ignore[union-attr]
+    for sha, ids in named.items():
+        got = {d for _s, d, _r, _m in synthetic.links("src = ?", (sha,))}
+        assert got == set(ids), sha
+
+
+def test_synthetic_delivery_records_link_their_implementing_commits(synthetic: Synthetic) -> None:
     implemented = synthetic.links("relation = 'implemented_by'")
+    expected = {(record, sha, "implemented_by", "declared")
+                for record, shas in synthetic.manifest["implemented_by"].items() for sha in shas}
+    assert expected and implemented == expected
     shas = {r[0] for r in synthetic.store.conn.execute("SELECT id FROM artifacts WHERE "
                                                        "type='commit'")}
-    assert implemented and {dst for _s, dst, _r, _m in implemented} <= shas
+    assert {dst for _s, dst, _r, _m in implemented} <= shas
 
 
 def test_synthetic_instance_checks_clean_and_an_idle_pass_is_idle(synthetic: Synthetic) -> None:
