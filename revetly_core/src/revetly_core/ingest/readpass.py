@@ -35,7 +35,7 @@ from revetly_core.ingest.statements import statement_rows
 from revetly_core.instance.layout import InstancePaths
 from revetly_core.model import COMMIT_TYPE, Artifact, Link
 from revetly_core.refusal import Refusal
-from revetly_core.store.db import Store
+from revetly_core.store.db import _ART_COLS, Store, artifact_row
 from revetly_core.store.keyword import KeywordIndex
 
 log = logging.getLogger("revetly.ingest")
@@ -194,15 +194,18 @@ def _apply(
     for _connector, batch, _s, _e in batches:
         known = batch.known
         c = {"read": batch.read_count, "added": 0, "updated": 0, "deleted": 0,
-             "problems": len(batch.problems)}
+             "unchanged": 0, "problems": len(batch.problems)}
+        stored = stored_rows(store, [a.id for a in batch.upserts if a.id in known])
         for a in batch.upserts:
             prior = known.get(a.id)
             if prior is None:
                 c["added" if not a.deleted else "deleted"] += 1
             elif a.deleted and not prior.deleted:
                 c["deleted"] += 1
-            else:
+            elif record_changed(stored.get(a.id), a):
                 c["updated"] += 1
+            else:
+                c["unchanged"] += 1
             if prior is not None:
                 prior_ids.add(a.id)
             changed.add(a.id)
@@ -239,6 +242,31 @@ def _apply(
         stmt_rows.extend(statement_rows(a))
     store.replace_statements(sorted(changed), stmt_rows)
     return changed, prior_ids, counts
+
+
+_COMPARED = tuple(c for c in _ART_COLS if c != "ingested_at")
+
+
+def stored_rows(store: Store, ids: list[str], chunk: int = 500) -> dict[str, tuple[Any, ...]]:
+    """id -> the stored record (every column but the ingest time), for change counting."""
+    cols = ", ".join(_COMPARED)
+    out: dict[str, tuple[Any, ...]] = {}
+    for start in range(0, len(ids), chunk):
+        part = ids[start : start + chunk]
+        marks = ",".join("?" * len(part))
+        for row in store.conn.execute(f"SELECT {cols} FROM artifacts WHERE id IN ({marks})",
+                                      tuple(part)):
+            out[row[0]] = tuple(row)
+    return out
+
+
+def record_changed(stored: tuple[Any, ...] | None, a: Artifact) -> bool:
+    """Whether re-reading ``a`` changes its stored record (a full pass re-reads every row, and
+    only the rows that differ count as updated)."""
+    if stored is None:
+        return True
+    fresh = dict(zip(_ART_COLS, artifact_row(a, ""), strict=True))
+    return tuple(fresh[c] for c in _COMPARED) != stored
 
 
 def _artifacts_by_id(store: Store, ids: list[str], chunk: int = 500) -> Iterator[Artifact]:
