@@ -113,7 +113,8 @@ def test_criteria_print_once_with_their_checked_state(width: int) -> None:
 
 
 def test_a_read_budget_cut_says_how_to_lift_it() -> None:
-    payload = {**search_payload(), "truncated": {"reason": "read-budget", "total": 40,
-                                                 "listed": 10, "budget": 32768}}
+    payload = {**search_payload(), "truncated": {
+        "reason": "read-budget", "total": 40, "listed": 10,
+        "note": "cut to fit the 32768-byte read budget"}}
     text = _rendered(render.render_search, payload, 160)
-    assert "REVETLY_READ_BUDGET" in text
+    assert "cut to fit the 32768-byte read budget: raise it with REVETLY_READ_BUDGET=BYTES" in text

@@ -55,14 +55,14 @@ def _console(stderr: bool = False) -> Any:
     return Console(stderr=stderr)
 
 
-def _show(payload: dict[str, Any], as_json: bool, renderer: str) -> None:
+def _show(payload: dict[str, Any], as_json: bool, renderer: str, **options: Any) -> None:
     """--json prints the payload itself; otherwise the named rich rendering of it."""
     if as_json:
         output.print_json(payload)
         return
     from revetly_cli import render
 
-    getattr(render, renderer)(_console(), payload)
+    getattr(render, renderer)(_console(), payload, **options)
 
 InstanceOpt = Annotated[
     str | None,
@@ -170,16 +170,18 @@ def search(
     inferred: Annotated[
         str | None, typer.Option("--inferred", help="'all' widens the inferred half.")
     ] = None,
+    wide: Annotated[bool, typer.Option("--wide", help="Print each summary whole, not cut to "
+                                       "one line.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """The twin of search_context: artifacts, passages and facts for a query."""
+    """Artifacts, passages and facts for a query, one line per row (the search_context read)."""
     payload = _run(
         lambda: Engine.open(instance).search_context(
             query, limit=limit, project=project, deleted=deleted, inferred=inferred
         ),
         as_json,
     )
-    _show(payload, as_json, "render_search")
+    _show(payload, as_json, "render_search", wide=wide)
 
 
 ProjectOpt = Annotated[str | None, typer.Option("--project", help="Read as this project.")]

@@ -99,8 +99,11 @@ def render_init(console: Console, p: dict[str, Any]) -> None:
         console.print(f"  first commit {p['first_commit'][:12]}")
     hosts = p.get("host_files", [])
     if hosts:
-        console.print(f"  host files: {', '.join(h for h in hosts if not h.startswith('.github/'))}"
-                      " and the VS Code prompt files")
+        commands = sum(1 for h in hosts if h.startswith(".claude/"))
+        prompts = sum(1 for h in hosts if h.startswith(".github/"))
+        named = [h for h in hosts if not h.startswith((".claude/", ".github/"))]
+        parts = [*named, f"{commands} Claude Code commands", f"{prompts} VS Code prompt files"]
+        console.print(f"  host files: {', '.join(parts)}")
     code = p.get("code_repository")
     if code is not None:
         if code.get("written") is not None:
@@ -123,7 +126,9 @@ def _cuts_footer(console: Console, p: dict[str, Any]) -> None:
     for key, value in sorted(p.items()):
         if (key.startswith("truncated") or key.endswith("_truncated")) and isinstance(value, dict):
             listed = value.get("listed", value.get("count"))
-            lift = (f"; raise it with {BUDGET_ENV}=BYTES (now {value.get('budget', '32768')})"
+            lift = (f"; {value['note']}: raise it with {BUDGET_ENV}=BYTES"
+                    if value.get("reason") == "read-budget" and value.get("note") else
+                    f"; raise the read budget with {BUDGET_ENV}=BYTES"
                     if value.get("reason") == "read-budget" else "")
             console.print(f"[yellow]cut[/yellow] {key}: {value.get('reason')} "
                           f"(listed {listed} of {value.get('total', '?')}){lift}")

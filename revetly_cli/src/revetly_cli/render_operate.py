@@ -18,15 +18,20 @@ def _command_line(words: list[str]) -> str:
 
 
 def _indented(console: Console, text: str, indent: int = 4) -> None:
-    """A line wrapped at the console's width, every wrapped line under the first's indent."""
-    from rich.padding import Padding
+    """Plain text wrapped at the console's width, every wrapped line under the first's indent
+    (words are never split, so a path or a command stays whole and pasteable)."""
+    import textwrap
 
-    console.print(Padding(text, (0, 0, 0, indent), expand=False))
+    pad = " " * indent
+    console.print(textwrap.fill(text, width=max(console.width, indent + 20), initial_indent=pad,
+                                subsequent_indent=pad, break_long_words=False,
+                                break_on_hyphens=False), markup=False, highlight=False,
+                  soft_wrap=True)
 
 
 def render_doctor(console: Console, p: dict[str, Any]) -> None:
     console.print(f"[bold]{escape(p['instance'])}[/bold]  revetly {p['version']}")
-    _indented(console, escape(p["root"]), 2)
+    _indented(console, p["root"], 2)
     console.print("\n[bold]Sources[/bold]")
     for s in p["sources"]:
         held = s["holds"]
@@ -40,7 +45,7 @@ def render_doctor(console: Console, p: dict[str, Any]) -> None:
         reads = "[green]reads[/green]" if s["reads"] else "[red]does not read[/red]"
         console.print(f"- {escape(s['source'])}: {reads}; {holds}; last read "
                       f"{when(s.get('last_read_at'))}")
-        _indented(console, escape(s["detail"]))
+        _indented(console, s["detail"])
     index = p.get("index")
     if index is None:
         console.print("index: none yet (run `revetly sync`)")
@@ -60,15 +65,15 @@ def render_doctor(console: Console, p: dict[str, Any]) -> None:
         mark = "[green]ready[/green]" if line["ready"] else "[yellow]needs setup[/yellow]"
         console.print(f"- {escape(line['client'])} {line['version']} (proven {line['proven']}):"
                       f" {mark}")
-        _indented(console, f"{addr['transport']}: {escape(where)}")
-        _indented(console, f"gate: {escape(line['gate'])}")
+        _indented(console, f"{addr['transport']}: {where}")
+        _indented(console, f"gate: {line['gate']}")
         for need in line["needs"]:
-            _indented(console, f"needs: {escape(need)}")
+            _indented(console, f"needs: {need}")
     if p["warnings"]:
         console.print("\n[bold]Warnings[/bold]")
         for w in p["warnings"]:
             console.print(f"- [yellow]{w['code']}[/yellow]: {escape(w['detail'])}")
-            _indented(console, f"fix: {escape(w['fix'])}")
+            _indented(console, f"fix: {w['fix']}")
     else:
         console.print("\n[green]no warnings[/green]")
 

@@ -121,3 +121,12 @@ def test_an_endpoint_nobody_listens_on_is_a_warning() -> None:
     assert endpoint_answers(url) is False
     found = endpoint_warning(url, False)
     assert found is not None and found["code"] == "endpoint-not-answering"
+
+
+def test_files_a_source_skipped_are_a_warning() -> None:
+    from revetly_core.operate.doctor import problems_warning
+
+    assert problems_warning("backlog-md/x", 0) is None
+    found = problems_warning("backlog-md/x", 3)
+    assert found is not None and found["code"] == "source-problems"
+    assert "revetly check" in found["fix"]

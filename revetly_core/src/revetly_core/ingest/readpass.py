@@ -14,7 +14,13 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from revetly_core.config import Config
-from revetly_core.connectors.base import Connector, Progress, SourceBatch, no_progress
+from revetly_core.connectors.base import (
+    Connector,
+    KnownArtifact,
+    Progress,
+    SourceBatch,
+    no_progress,
+)
 from revetly_core.connectors.commits import CommitsConnector
 from revetly_core.connectors.repository import RepositoryConnector
 from revetly_core.connectors.sources import declared_sources
@@ -116,7 +122,8 @@ def _run_locked(
     started = clock()
     index_torn = index.revision() != store.revision or not index.present()
     fingerprint = config_fingerprint(config)
-    full = full or store.revision == 0 or store.get_meta("config_fingerprint") != fingerprint
+    config_changed = store.revision > 0 and store.get_meta("config_fingerprint") != fingerprint
+    full = full or store.revision == 0 or config_changed
     pass_id = store.start_pass(started, full)
     batches: list[tuple[Connector, SourceBatch, str, str]] = []
     failed: list[dict[str, Any]] = []
@@ -138,7 +145,7 @@ def _run_locked(
     try:
         with store.transaction():
             changed, prior_ids, counts = _apply(store, config, batches, full=full, now=started,
-                                     progress=progress)
+                                                progress=progress, compare_records=config_changed)
             revision = store.revision + (1 if (changed or full) else 0)
             store.set_meta("corpus_revision", str(revision))
             store.set_meta("config_fingerprint", fingerprint)
@@ -184,9 +191,11 @@ def config_fingerprint(config: Config) -> str:
 
 def _apply(
     store: Store, config: Config, batches: list[tuple[Connector, SourceBatch, str, str]], *,
-    full: bool, now: str, progress: Progress,
+    full: bool, now: str, progress: Progress, compare_records: bool = False,
 ) -> tuple[set[str], set[str], dict[str, dict[str, int]]]:
-    """Write every batch and re-link what it touched; returns the ids whose record changed."""
+    """Write every batch and re-link what it touched; returns the ids whose record changed.
+    A re-read row counts as updated when its source content moved (or, under a changed
+    configuration, when its stored record differs), else as unchanged."""
     changed: set[str] = set()
     prior_ids: set[str] = set()
     counts: dict[str, dict[str, int]] = {}
@@ -195,14 +204,16 @@ def _apply(
         known = batch.known
         c = {"read": batch.read_count, "added": 0, "updated": 0, "deleted": 0,
              "unchanged": 0, "problems": len(batch.problems)}
-        stored = stored_rows(store, [a.id for a in batch.upserts if a.id in known])
+        stored = (stored_rows(store, [a.id for a in batch.upserts if a.id in known])
+                  if compare_records else {})
         for a in batch.upserts:
             prior = known.get(a.id)
             if prior is None:
                 c["added" if not a.deleted else "deleted"] += 1
             elif a.deleted and not prior.deleted:
                 c["deleted"] += 1
-            elif record_changed(stored.get(a.id), a):
+            elif (record_changed(stored.get(a.id), a) if compare_records
+                  else source_changed(prior, a)):
                 c["updated"] += 1
             else:
                 c["unchanged"] += 1
@@ -258,6 +269,11 @@ def stored_rows(store: Store, ids: list[str], chunk: int = 500) -> dict[str, tup
                                       tuple(part)):
             out[row[0]] = tuple(row)
     return out
+
+
+def source_changed(prior: KnownArtifact, a: Artifact) -> bool:
+    """Whether a re-read row's source moved: another blob, another path, or deleted state."""
+    return prior.blob != a.blob or prior.path != a.source_path or prior.deleted != a.deleted
 
 
 def record_changed(stored: tuple[Any, ...] | None, a: Artifact) -> bool:

@@ -119,6 +119,15 @@ def endpoint_warning(url: str | None, answering: bool) -> dict[str, Any] | None:
                    "that declares [auth]) and run `revetly doctor` again"}
 
 
+def problems_warning(source: str, problems: int) -> dict[str, Any] | None:
+    """Files a source holds that the last pass skipped for breaking the schema."""
+    if not problems:
+        return None
+    return {"code": "source-problems",
+            "detail": f"{source}: {problems} files break the schema and were skipped",
+            "fix": "run `revetly check` to name each one and what is wrong with it"}
+
+
 def state_warnings(health: dict[str, Any] | None) -> list[dict[str, Any]]:
     """What the store's own state says is wrong: never read, last pass failed, index behind."""
     if health is None:
@@ -183,6 +192,9 @@ def doctor(root: Path, config: Config) -> dict[str, Any]:
         if not probe["reads"]:
             warnings.append({"code": "source-unreadable", "detail": f"{sid}: {probe['detail']}",
                              "fix": f"fix the path or folder declared for {sid} in revetly.toml"})
+        found = problems_warning(sid, entry["holds"]["problems"])
+        if found is not None:
+            warnings.append(found)
     if not store_refused:
         warnings.extend(state_warnings(health))
     declared = declared_of(config, root)

@@ -46,16 +46,21 @@ def watch_running(state_dir: Path) -> bool:
 
 
 def watched_paths(root: Path, config: Config) -> list[Path]:
-    """What a change can come from: the instance's folders, each commits repository's git
-    folder (a new commit moves its refs) and each in-place source's repository."""
+    """What a change can come from: the instance's folders and git refs, each commits
+    repository's git folder (a new commit moves its refs), and each in-place source's folder
+    and git folder."""
     from revetly_core.connectors.commits import CommitsConnector
     from revetly_core.connectors.sources import declared_sources
 
     out = [root / p for p in config.connectors.repository.paths]
     out.append(root / ".git")
-    for settings in config.connectors.commits:
-        out.append(CommitsConnector(root, settings, config.default_project).path)
-    out.extend(src.path for src in declared_sources(root, config))
+    for settings in config.connectors.commits:  # a commits source changes only by its refs
+        out.append(CommitsConnector(root, settings, config.default_project).path / ".git")
+    for src in declared_sources(root, config):  # read from the work tree, then the refs
+        folder = src.find_folder()
+        if folder is not None:
+            out.append(src.path / folder)
+        out.append(src.path / ".git")
     seen: list[Path] = []
     for p in out:
         if p.exists() and p not in seen:
