@@ -14,13 +14,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from revetly_core.config import Config
-from revetly_core.connectors.base import (
-    Connector,
-    KnownArtifact,
-    Progress,
-    SourceBatch,
-    no_progress,
-)
+from revetly_core.connectors.base import Connector, Progress, SourceBatch, no_progress
 from revetly_core.connectors.commits import CommitsConnector
 from revetly_core.connectors.repository import RepositoryConnector
 from revetly_core.connectors.sources import declared_sources
@@ -122,8 +116,7 @@ def _run_locked(
     started = clock()
     index_torn = index.revision() != store.revision or not index.present()
     fingerprint = config_fingerprint(config)
-    config_changed = store.revision > 0 and store.get_meta("config_fingerprint") != fingerprint
-    full = full or store.revision == 0 or config_changed
+    full = full or store.revision == 0 or store.get_meta("config_fingerprint") != fingerprint
     pass_id = store.start_pass(started, full)
     batches: list[tuple[Connector, SourceBatch, str, str]] = []
     failed: list[dict[str, Any]] = []
@@ -145,7 +138,7 @@ def _run_locked(
     try:
         with store.transaction():
             changed, prior_ids, counts = _apply(store, config, batches, full=full, now=started,
-                                                progress=progress, compare_records=config_changed)
+                                                progress=progress, compare_records=full)
             revision = store.revision + (1 if (changed or full) else 0)
             store.set_meta("corpus_revision", str(revision))
             store.set_meta("config_fingerprint", fingerprint)
@@ -194,8 +187,8 @@ def _apply(
     full: bool, now: str, progress: Progress, compare_records: bool = False,
 ) -> tuple[set[str], set[str], dict[str, dict[str, int]]]:
     """Write every batch and re-link what it touched; returns the ids whose record changed.
-    A re-read row counts as updated when its source content moved (or, under a changed
-    configuration, when its stored record differs), else as unchanged."""
+    A full pass re-reads every row and counts as updated only a row whose stored record
+    differs (the rest as unchanged); an incremental pass re-reads what moved, all updated."""
     changed: set[str] = set()
     prior_ids: set[str] = set()
     counts: dict[str, dict[str, int]] = {}
@@ -204,16 +197,14 @@ def _apply(
         known = batch.known
         c = {"read": batch.read_count, "added": 0, "updated": 0, "deleted": 0,
              "unchanged": 0, "problems": len(batch.problems)}
-        stored = (stored_rows(store, [a.id for a in batch.upserts if a.id in known])
-                  if compare_records else {})
+        stored = stored_rows(store, batch.source) if compare_records else {}
         for a in batch.upserts:
             prior = known.get(a.id)
             if prior is None:
                 c["added" if not a.deleted else "deleted"] += 1
             elif a.deleted and not prior.deleted:
                 c["deleted"] += 1
-            elif (record_changed(stored.get(a.id), a) if compare_records
-                  else source_changed(prior, a)):
+            elif not compare_records or record_changed(stored.get(a.id), a):
                 c["updated"] += 1
             else:
                 c["unchanged"] += 1
@@ -256,24 +247,15 @@ def _apply(
 
 
 _COMPARED = tuple(c for c in _ART_COLS if c != "ingested_at")
+_FILLED_LATER = ("created_at", "source_updated_at")
 
 
-def stored_rows(store: Store, ids: list[str], chunk: int = 500) -> dict[str, tuple[Any, ...]]:
-    """id -> the stored record (every column but the ingest time), for change counting."""
+def stored_rows(store: Store, source: str) -> dict[str, tuple[Any, ...]]:
+    """id -> the stored record of each artifact of one source (every column but the ingest
+    time), read in one scan, for a full pass's change counting."""
     cols = ", ".join(_COMPARED)
-    out: dict[str, tuple[Any, ...]] = {}
-    for start in range(0, len(ids), chunk):
-        part = ids[start : start + chunk]
-        marks = ",".join("?" * len(part))
-        for row in store.conn.execute(f"SELECT {cols} FROM artifacts WHERE id IN ({marks})",
-                                      tuple(part)):
-            out[row[0]] = tuple(row)
-    return out
-
-
-def source_changed(prior: KnownArtifact, a: Artifact) -> bool:
-    """Whether a re-read row's source moved: another blob, another path, or deleted state."""
-    return prior.blob != a.blob or prior.path != a.source_path or prior.deleted != a.deleted
+    return {row[0]: tuple(row) for row in store.conn.execute(
+        f"SELECT {cols} FROM artifacts WHERE source=?", (source,))}
 
 
 def record_changed(stored: tuple[Any, ...] | None, a: Artifact) -> bool:
@@ -282,7 +264,11 @@ def record_changed(stored: tuple[Any, ...] | None, a: Artifact) -> bool:
     if stored is None:
         return True
     fresh = dict(zip(_ART_COLS, artifact_row(a, ""), strict=True))
-    return tuple(fresh[c] for c in _COMPARED) != stored
+    held = dict(zip(_COMPARED, stored, strict=True))
+    for col in _FILLED_LATER:  # a time the source leaves out is filled from git after the upsert
+        if fresh[col] is None:
+            fresh[col] = held[col]
+    return any(fresh[c] != held[c] for c in _COMPARED)
 
 
 def _artifacts_by_id(store: Store, ids: list[str], chunk: int = 500) -> Iterator[Artifact]:
