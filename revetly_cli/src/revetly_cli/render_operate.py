@@ -43,9 +43,8 @@ def render_doctor(console: Console, p: dict[str, Any]) -> None:
         if s.get("floor"):
             holds += f"; floor {s['floor']}" + (" (partial)" if s.get("partial") else "")
         reads = "[green]reads[/green]" if s["reads"] else "[red]does not read[/red]"
-        console.print(f"- {escape(s['source'])}: {reads}; {holds}; last read "
-                      f"{when(s.get('last_read_at'))}")
-        _indented(console, s["detail"])
+        console.print(f"- {escape(s['source'])}: {reads}; {holds}")
+        _indented(console, f"last read {when(s.get('last_read_at'))}; {s['detail']}")
     index = p.get("index")
     if index is None:
         console.print("index: none yet (run `revetly sync`)")
