@@ -70,7 +70,7 @@ def test_init_scaffolds_an_instance(tmp_path: Path) -> None:
     assert (root / ".git").is_dir()
     assert ".revetly/" in (root / ".gitignore").read_text().splitlines()
     mcp = json.loads((root / ".mcp.json").read_text())
-    assert mcp["mcpServers"]["revetly"]["args"][0] == "serve"
+    assert mcp["mcpServers"]["revetly"]["args"][:2] == ["-m", "revetly_mcp"]
 
 
 def test_init_twice_is_refused_with_exit_2(tmp_path: Path) -> None:

@@ -57,12 +57,14 @@ def test_engine_facade_methods() -> None:
     engine = revetly_core.Engine
     assert isinstance(inspect.getattr_static(engine, "open"), classmethod)
     assert isinstance(inspect.getattr_static(engine, "init"), staticmethod)
-    assert list(inspect.signature(engine.init).parameters) == ["path", "commits", "source"]
+    assert list(inspect.signature(engine.init).parameters) == [
+        "path", "commits", "source", "write_hosts"]
     assert list(inspect.signature(engine.open).parameters) == ["instance"]
     sync = inspect.signature(engine.sync).parameters
     assert sync["full"].kind is inspect.Parameter.KEYWORD_ONLY
     assert sync["full"].default is False
-    for name in ("context_health", "check", "graph"):
+    for name in ("context_health", "check", "graph", "doctor", "watch", "backfill", "migrate",
+                 "audit_links", "manual", "repository_path"):
         assert callable(getattr(engine, name))
 
 

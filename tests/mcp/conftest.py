@@ -78,7 +78,8 @@ def duo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     repo.index.add_all()
     repo.index.write()
     sig = pygit2.Signature("Test", "test@example.com", 1_700_000_000, 0)
-    repo.create_commit("HEAD", sig, sig, "two projects", repo.index.write_tree(), [])
+    parents = [] if repo.head_is_unborn else [repo.head.target]  # init made the first commit
+    repo.create_commit("HEAD", sig, sig, "two projects", repo.index.write_tree(), parents)
     Engine.open(root).sync()
     return root
 
@@ -114,6 +115,7 @@ def writable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     repo.index.add_all()
     repo.index.write()
     sig = pygit2.Signature("Dana Reyes", "dana@example.com", 1_700_000_000, 0)
-    repo.create_commit("HEAD", sig, sig, "seed", repo.index.write_tree(), [])
+    parents = [] if repo.head_is_unborn else [repo.head.target]  # init made the first commit
+    repo.create_commit("HEAD", sig, sig, "seed", repo.index.write_tree(), parents)
     Engine.open(root).sync()
     return root

@@ -23,6 +23,31 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    """--version: the three distributions' versions, then exit."""
+    if not value:
+        return
+    from importlib.metadata import PackageNotFoundError, version
+
+    parts = []
+    for dist in ("revetly-cli", "revetly-core", "revetly-mcp"):
+        try:
+            parts.append(f"{dist} {version(dist)}")
+        except PackageNotFoundError:
+            parts.append(f"{dist} (not installed)")
+    print(", ".join(parts))
+    raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    show_version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                               help="Print the installed versions and exit.")
+                            ] = False,
+) -> None:
+    """Revetly: ground AI agents in what was asked, what binds it, what shipped and what changed."""
+
+
 def _console(stderr: bool = False) -> Any:
     """A rich console, made only when a human rendering is printed (rich loads on demand)."""
     from rich.console import Console
@@ -30,14 +55,14 @@ def _console(stderr: bool = False) -> Any:
     return Console(stderr=stderr)
 
 
-def _show(payload: dict[str, Any], as_json: bool, renderer: str) -> None:
+def _show(payload: dict[str, Any], as_json: bool, renderer: str, **options: Any) -> None:
     """--json prints the payload itself; otherwise the named rich rendering of it."""
     if as_json:
         output.print_json(payload)
         return
     from revetly_cli import render
 
-    getattr(render, renderer)(_console(), payload)
+    getattr(render, renderer)(_console(), payload, **options)
 
 InstanceOpt = Annotated[
     str | None,
@@ -70,10 +95,14 @@ def init(
         typer.Option("--from", metavar="KIND REPO",
                      help="Read REPO in place as a backlog-md or adr source (never written)."),
     ] = None,
+    write_hosts: Annotated[
+        bool, typer.Option("--write-hosts", help="Also write the agent-host files into the "
+                           "--from repository (else they are printed to paste).")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Create an instance: git repo, revetly.toml, folders, .gitignore and .mcp.json."""
-    payload = _run(lambda: Engine.init(path, commits or [], from_source), as_json)
+    """Create an instance: git repo (first commit), revetly.toml, folders and agent-host files."""
+    payload = _run(lambda: Engine.init(path, commits or [], from_source, write_hosts=write_hosts),
+                   as_json)
     _show(payload, as_json, "render_init")
 
 
@@ -141,16 +170,18 @@ def search(
     inferred: Annotated[
         str | None, typer.Option("--inferred", help="'all' widens the inferred half.")
     ] = None,
+    wide: Annotated[bool, typer.Option("--wide", help="Print each summary whole, not cut to "
+                                       "one line.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """The twin of search_context: artifacts, passages and facts for a query."""
+    """Artifacts, passages and facts for a query, one line per row (the search_context read)."""
     payload = _run(
         lambda: Engine.open(instance).search_context(
             query, limit=limit, project=project, deleted=deleted, inferred=inferred
         ),
         as_json,
     )
-    _show(payload, as_json, "render_search")
+    _show(payload, as_json, "render_search", wide=wide)
 
 
 ProjectOpt = Annotated[str | None, typer.Option("--project", help="Read as this project.")]
@@ -256,16 +287,41 @@ def serve(
 
 # Command groups defined in their own modules register themselves on `app` when imported.
 from revetly_cli import (  # noqa: E402,F401
+    operate_commands,  # doctor, watch, backfill, migrate, audit-links, manual
     rag_commands,  # revetly rag …: the governed layer
     scope_commands,  # binding, drift, deltas, author
     write_commands,  # review, status-set, decide, note
 )
 
 
+def flags_as_flags(command: Any) -> Any:
+    """Give every on/off option an empty metavar, so --help shows `--full`, not `--full <bool>`."""
+    for param in getattr(command, "params", []):
+        if getattr(param, "is_flag", False):
+            param.metavar = ""
+    make_help = command.get_help_option
+
+    def help_option(ctx: Any) -> Any:
+        option = make_help(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
+
+    command.get_help_option = help_option
+    for sub in getattr(command, "commands", {}).values():
+        flags_as_flags(sub)
+    return command
+
+
+def command() -> Any:
+    """The click command `revetly` runs: the typer app with its flags shown as flags."""
+    return flags_as_flags(typer.main.get_command(app))
+
+
 def main() -> None:
     """Entry point of the console script; an unexpected error is one line, never a traceback."""
     try:
-        app()
+        command()(prog_name="revetly")
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         sys.exit(130)

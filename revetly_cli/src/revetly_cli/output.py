@@ -13,5 +13,7 @@ def print_json(payload: dict[str, Any]) -> None:
 
 def refusal_line(payload: dict[str, Any]) -> str:
     """A refusal as a user reads it: what was refused, then the fix."""
+    from revetly_cli.wording import as_commands
+
     body = payload["refusal"]
-    return f"refused ({body['code']}): {body['detail']}\n  fix: {body['fix']}"
+    return f"refused ({body['code']}): {body['detail']}\n  fix: {as_commands(body['fix'])}"

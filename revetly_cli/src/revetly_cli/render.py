@@ -4,16 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+
+from revetly_cli.render_time import day, when
+
+BUDGET_ENV = "REVETLY_READ_BUDGET"
+"""The setting that lifts the per-call read budget the CLI reads under, as the server does."""
 
 
 def render_status(console: Console, p: dict[str, Any]) -> None:
     last = p.get("last_pass") or {}
     console.print(
         f"[bold]{p['instance']}[/bold]  corpus revision {p['corpus_revision']}  "
-        f"last pass: {last.get('outcome', 'never')} at {last.get('ended_at', '-')}"
+        f"last pass: {last.get('outcome', 'never')} at {when(last.get('ended_at'))}"
     )
     if "context_health" in p:
         console.print(f"[red]the last pass failed:[/red] {p['context_health']['error']}")
@@ -21,7 +27,7 @@ def render_status(console: Console, p: dict[str, Any]) -> None:
     for col in ("source", "project", "last read", "outcome", "floor", "partial"):
         t.add_column(col)
     for s in p["sources"]:
-        t.add_row(s["source"], s.get("project") or "", s.get("last_read_at") or "",
+        t.add_row(s["source"], s.get("project") or "", when(s.get("last_read_at")),
                   s.get("outcome") or "", s.get("floor") or "", "yes" if s.get("partial") else "")
     console.print(t)
     c = p["counts"]
@@ -55,29 +61,31 @@ def render_sync(console: Console, p: dict[str, Any]) -> None:
             console.print(f"  [red]{escape(s['source'])} failed:[/red] {escape(s['error'])}")
         else:
             c = s["counts"]
-            console.print(f"  {s['source']}: read {c.get('read', 0)}, problems {c.get('problems', 0)}")
+            moved = [f"{c[k]} {k}" for k in ("added", "updated", "deleted") if c.get(k)]
+            what = ", ".join(moved) if moved else "nothing changed"
+            problems = f", {c['problems']} problems" if c.get("problems") else ""
+            console.print(f"  {escape(s['source'])}: read {c.get('read', 0)}: {what}{problems}")
     if p["problems"]:
         console.print(f"{p['problems']} file(s) break the schema: run `revetly check`")
 
 
 def render_check(console: Console, p: dict[str, Any]) -> None:
+    """Each problem as its whole path on one line, then what is wrong beneath it (a path is
+    never cut to fit a column)."""
     if p["ok"]:
         console.print(f"[green]ok[/green]: {p['files_checked']} files, {p['artifacts']} artifacts")
         return
     if p["problems"]:
-        t = Table(title="Files that break the schema")
-        for col in ("path", "code", "detail"):
-            t.add_column(col)
+        console.print(f"[bold]Files that break the schema[/bold] ({len(p['problems'])})")
         for pr in p["problems"]:
-            t.add_row(escape(str(pr.get("path"))), pr["code"], escape(pr["detail"]))
-        console.print(t)
+            console.print(escape(str(pr.get("path"))), soft_wrap=True)
+            console.print(f"    [yellow]{pr['code']}[/yellow]: {escape(pr['detail'])}")
     if p["dangling_links"]:
-        t = Table(title="Links to ids CONTEXT does not hold")
-        for col in ("path", "from", "field", "to"):
-            t.add_column(col)
+        console.print(f"[bold]Links to ids CONTEXT does not hold[/bold] "
+                      f"({len(p['dangling_links'])})")
         for d in p["dangling_links"]:
-            t.add_row(escape(str(d.get("path"))), d["from"], d["field"], escape(d["to"]))
-        console.print(t)
+            console.print(escape(str(d.get("path"))), soft_wrap=True)
+            console.print(f"    {escape(d['from'])} {d['field']} -> {escape(d['to'])}")
 
 
 def render_init(console: Console, p: dict[str, Any]) -> None:
@@ -87,6 +95,29 @@ def render_init(console: Console, p: dict[str, Any]) -> None:
     if p.get("source"):
         s = p["source"]
         console.print(f"  {s['kind']} source {s['name']}: {s['path']} ({s['folder']}/)")
+    if p.get("first_commit"):
+        console.print(f"  first commit {p['first_commit'][:12]}")
+    hosts = p.get("host_files", [])
+    if hosts:
+        commands = sum(1 for h in hosts if h.startswith(".claude/"))
+        prompts = sum(1 for h in hosts if h.startswith(".github/"))
+        named = [h for h in hosts if not h.startswith((".claude/", ".github/"))]
+        parts = [*named, f"{commands} Claude Code commands", f"{prompts} VS Code prompt files"]
+        console.print(f"  host files: {', '.join(parts)}")
+    code = p.get("code_repository")
+    if code is not None:
+        if code.get("written") is not None:
+            kept = f" (kept as they were: {', '.join(code['kept'])})" if code.get("kept") else ""
+            console.print(f"  wrote {len(code['written'])} host files into {code['path']}{kept}")
+        else:
+            import json
+
+            console.print(f"\nto let agents in {code['path']} reach this instance, paste into "
+                          "its .mcp.json (or run `revetly init` with --write-hosts):")
+            console.print(json.dumps(code["snippet"][".mcp.json"], indent=2), markup=False,
+                          soft_wrap=True)
+            console.print("or: " + code["snippet"]["claude_mcp_add"], markup=False,
+                          soft_wrap=True)
     console.print(f"next: {p['next']}")
 
 
@@ -95,32 +126,64 @@ def _cuts_footer(console: Console, p: dict[str, Any]) -> None:
     for key, value in sorted(p.items()):
         if (key.startswith("truncated") or key.endswith("_truncated")) and isinstance(value, dict):
             listed = value.get("listed", value.get("count"))
+            lift = (f"; {value['note']}: raise it with {BUDGET_ENV}=BYTES"
+                    if value.get("reason") == "read-budget" and value.get("note") else
+                    f"; raise the read budget with {BUDGET_ENV}=BYTES"
+                    if value.get("reason") == "read-budget" else "")
             console.print(f"[yellow]cut[/yellow] {key}: {value.get('reason')} "
-                          f"(listed {listed} of {value.get('total', '?')})")
+                          f"(listed {listed} of {value.get('total', '?')}){lift}")
 
 
-def render_search(console: Console, p: dict[str, Any]) -> None:
-    t = Table(title=f"search: {escape(p['query'])}", show_lines=True)
-    for col in ("#", "id", "type", "status", "summary"):
-        t.add_column(col)
+COMMIT_ID_CHARS = 16
+"""How much of a commit's sha a row shows: enough to be unique, and accepted by `inspect`."""
+
+
+def shown_id(row: dict[str, Any]) -> str:
+    """The id a row prints: a commit's sha to COMMIT_ID_CHARS, any other id whole (pasteable)."""
+    aid = str(row.get("artifact_id", ""))
+    if row.get("artifact_type") == "commit":
+        return aid[:COMMIT_ID_CHARS]
+    return aid
+
+
+def _search_marks(a: dict[str, Any]) -> list[str]:
+    marks = []
+    if a.get("superseded_by"):
+        marks.append("superseded by " + ", ".join(a["superseded_by"]))
+    if a.get("revised_by"):
+        marks.append("revised by " + ", ".join(r["id"] for r in a["revised_by"]))
+    if a.get("deleted"):
+        marks.append(f"deleted {when(a.get('deleted_at')) if a.get('deleted_at') else '(date unknown)'}")
+    return marks
+
+
+def render_search(console: Console, p: dict[str, Any], wide: bool = False) -> None:
+    """One line per row (the summary cut to the width); --wide prints each summary whole."""
+    t = Table(title=f"search: {escape(p['query'])}", show_lines=wide, expand=True,
+              box=box.SIMPLE_HEAD)
+    t.add_column("#", justify="right", no_wrap=True)
+    t.add_column("id", no_wrap=True)
+    t.add_column("type", no_wrap=True)
+    t.add_column("status", no_wrap=True)
+    t.add_column("summary", ratio=1, no_wrap=not wide, overflow="fold" if wide else "ellipsis")
     for i, a in enumerate(p["artifacts"], start=1):
-        marks = []
-        if a.get("superseded_by"):
-            marks.append("superseded by " + ", ".join(a["superseded_by"]))
-        if a.get("revised_by"):
-            marks.append("revised by " + ", ".join(r["id"] for r in a["revised_by"]))
-        if a.get("deleted"):
-            marks.append(f"deleted {a.get('deleted_at') or '(date unknown)'}")
-        text = a["summary"] + ("\n[dim]" + escape("; ".join(marks)) + "[/dim]" if marks else "")
-        t.add_row(str(i), a["artifact_id"][:16], a["artifact_type"], a.get("status") or "",
-                  text if marks else escape(text))
+        marks = _search_marks(a)
+        summary = a["summary"] if wide else " ".join(str(a["summary"]).split())
+        text = escape(summary)
+        if marks:
+            text = f"[yellow]{escape('; '.join(marks))}[/yellow] · " + text
+        t.add_row(str(i), escape(shown_id(a)), a["artifact_type"], a.get("status") or "", text)
     console.print(t)
     if p["facts"]:
         console.print("[bold]facts[/bold]")
         for f in p["facts"]:
-            console.print("  " + escape(f["fact"]))
+            line = escape(" ".join(str(f["fact"]).split()))
+            console.print("  " + line, no_wrap=not wide, overflow="ellipsis" if not wide else "fold")
     if not p["artifacts"]:
         console.print("nothing matched")
+    elif not wide:
+        console.print("[dim]each summary is cut to one line: --wide prints them whole, "
+                      "`revetly inspect ID` one artifact[/dim]")
     _cuts_footer(console, p)
 
 
@@ -139,10 +202,23 @@ def _marks_line(row: dict[str, Any]) -> str:
     return "; ".join(marks)
 
 
+def body_without_criteria(body: str) -> str:
+    """The body with its acceptance-criteria section (heading and list) taken out: the list is
+    printed once, beneath, with each criterion's checked state."""
+    from revetly_core.markdown.criteria import criteria_section
+
+    span = criteria_section(body)
+    if span is None:
+        return body
+    lines = body.splitlines()
+    return "\n".join(lines[: span[0] - 1] + lines[span[1]:])
+
+
 def render_artifact(console: Console, p: dict[str, Any]) -> None:
     console.print(f"[bold]{escape(p['artifact_id'])}[/bold]  {escape(p.get('title') or '')}")
+    updated = p.get("source_updated_at")
     facts = [p.get("artifact_type"), p.get("status"), p.get("owner") and f"owner {p['owner']}",
-             p.get("parent") and f"under {p['parent']}", p.get("source_updated_at")]
+             p.get("parent") and f"under {p['parent']}", updated and f"updated {when(updated)}"]
     console.print("  " + escape(" · ".join(str(f) for f in facts if f)))
     marks = _marks_line(p)
     if marks:
@@ -150,13 +226,18 @@ def render_artifact(console: Console, p: dict[str, Any]) -> None:
     if p.get("in_context") is False:
         console.print("  withheld: read and committed, but not in CONTEXT")
         return
+    criteria = p.get("acceptance_criteria") or []
     if p.get("body"):
-        console.print()
-        console.print(escape(p["body"].strip()))
-    if p.get("acceptance_criteria"):
+        body = body_without_criteria(p["body"]) if criteria else p["body"]
+        if body.strip():
+            console.print()
+            console.print(escape(body.strip()))
+    if criteria:
         console.print("\n[bold]Acceptance criteria[/bold]")
-        for i, c in enumerate(p["acceptance_criteria"], start=1):
-            console.print(f"  {i}. {escape(c)}")
+        checked = p.get("criteria_checked")
+        for i, c in enumerate(criteria, start=1):
+            box_mark = "" if checked is None else ("[x] " if checked[i - 1] else "[ ] ")
+            console.print(f"  {i}. {escape(box_mark)}{escape(c)}")
     elif p.get("criteria_unparsed"):
         console.print("\n[yellow]a criteria heading with no criterion under it[/yellow]")
     if p.get("declared_links"):
@@ -168,7 +249,7 @@ def render_artifact(console: Console, p: dict[str, Any]) -> None:
         for col in ("at", "change", "revision", "author", "summary"):
             t.add_column(col)
         for h in p["history_entries"]:
-            t.add_row(str(h.get("at")), str(h.get("change")), str(h.get("revision", ""))[:12],
+            t.add_row(when(h.get("at")), str(h.get("change")), str(h.get("revision", ""))[:12],
                       escape(str(h.get("author") or "")), escape(str(h.get("summary") or "")))
         console.print(t)
     _cuts_footer(console, p)
@@ -204,13 +285,21 @@ def render_branch(console: Console, p: dict[str, Any]) -> None:
 
 
 def render_backlog(console: Console, p: dict[str, Any]) -> None:
-    t = Table(title=f"Backlog: {p.get('total', 0)} items")
-    for col in ("id", "type", "status", "title", "parent", "updated", "marks"):
-        t.add_column(col)
+    """Rows in serve order (by type, then id in number order: BACK-4.2 before BACK-4.10); the
+    title takes the width the short columns leave."""
+    t = Table(title=f"Backlog: {p.get('total', 0)} items", expand=True, box=box.SIMPLE_HEAD)
+    for col in ("id", "type", "status"):
+        t.add_column(col, no_wrap=True)
+    t.add_column("title", ratio=1, overflow="fold")
+    t.add_column("parent", no_wrap=True)
+    t.add_column("updated", no_wrap=True)
     for row in p.get("items", []):
-        t.add_row(row["artifact_id"], row.get("artifact_type") or "", row.get("status") or "",
-                  escape(row.get("title") or ""), row.get("parent") or "",
-                  str(row.get("source_updated_at") or ""), escape(_marks_line(row)))
+        marks = _marks_line(row)
+        title = escape(row.get("title") or "")
+        if marks:
+            title += f" [yellow]({escape(marks)})[/yellow]"
+        t.add_row(escape(shown_id(row)), row.get("artifact_type") or "", row.get("status") or "",
+                  title, escape(row.get("parent") or ""), day(row.get("source_updated_at")))
     console.print(t)
     if p.get("next_cursor"):
         console.print(f"more: --cursor {p['next_cursor']}", soft_wrap=True)

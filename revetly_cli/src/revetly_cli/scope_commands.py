@@ -36,7 +36,8 @@ def binding(
     artifact_id: Annotated[str | None, typer.Argument(help="The artifact whose scope to read.")] = None,
     topic: Annotated[str | None, typer.Option("--topic", "-t", help="A topic scope.")] = None,
     path: Annotated[
-        str | None, typer.Option("--path", "-p", help="A file in a declared code repository.")
+        str | None, typer.Option("--path", "-p", help="A file in a declared code repository "
+                                 "(from here, or as the repository names it).")
     ] = None,
     depth: Annotated[
         int | None, typer.Option("--depth", help="Levels of the branch beneath to walk.")
@@ -48,9 +49,13 @@ def binding(
 ) -> None:
     """The twin of get_scope(question='binding'): what already binds an artifact, a topic or
     a file (which stories and decisions are behind it)."""
-    payload = _run(lambda: Engine.open(instance).get_scope(
-        "binding", artifact_id=artifact_id, topic=topic, path=path, depth=depth,
-        project=project, limit=limit), as_json)
+    def read() -> dict[str, Any]:
+        engine = Engine.open(instance)
+        where = None if path is None else engine.repository_path(path)
+        return engine.get_scope("binding", artifact_id=artifact_id, topic=topic, path=where,
+                                depth=depth, project=project, limit=limit)
+
+    payload = _run(read, as_json)
     _show_scope(payload, as_json, "render_binding")
 
 

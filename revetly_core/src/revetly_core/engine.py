@@ -33,9 +33,10 @@ class Engine:
     @staticmethod
     def init(
         path: str | Path, commits: list[str] | None = None,
-        source: tuple[str, str] | None = None,
+        source: tuple[str, str] | None = None, *, write_hosts: bool = False,
     ) -> dict[str, Any]:
-        """Scaffold a new instance; ``source`` = (kind, repo) reads that repository in place."""
+        """Scaffold a new instance; ``source`` = (kind, repo) reads that repository in place,
+        and ``write_hosts`` also writes the agent-host files into that repository."""
         if source is not None:
             from revetly_core.instance.scaffold_sources import scaffold_from_source
 
@@ -45,7 +46,14 @@ class Engine:
                 raise Refusal("invalid-argument", "--from already declares the repository's "
                               "history as a commits source", "drop --commits, or add more "
                               "code repositories to revetly.toml afterwards")
-            return scaffold_from_source(Path(path), source[0], source[1])
+            return scaffold_from_source(Path(path), source[0], source[1],
+                                        write_hosts=write_hosts)
+        if write_hosts:
+            from revetly_core.refusal import Refusal
+
+            raise Refusal("invalid-argument", "--write-hosts writes into the repository --from "
+                          "names, and no --from was given", "add --from KIND REPO, or drop "
+                          "--write-hosts (the instance gets its own host files either way)")
         return scaffold_instance(Path(path), commits)
 
     def _store(self) -> Store:
@@ -338,3 +346,61 @@ class Engine:
             store.close()
 
     # ---- end of scope reads ----
+
+    # ---- operator commands (doctor, watch, backfill, migrate, audit-links, manual) ----
+
+    def doctor(self) -> dict[str, Any]:
+        """Each source's read, the index, one connect line per proven client, and warnings."""
+        from revetly_core.operate.doctor import doctor
+
+        return doctor(self.root, self.config)
+
+    def watch(self, **options: Any) -> dict[str, Any]:
+        """Run the incremental pass on every change until stopped (see operate/watch.py)."""
+        from revetly_core.operate.watch import watch
+
+        return watch(self.root, self.config, **options)
+
+    def backfill(self, *, dry_run: bool = False, source: str | None = None,
+                 to: Any = None, window_days: int | None = None,
+                 max_windows: int | None = None, progress: Progress = no_progress,
+                 ) -> dict[str, Any]:
+        """Price (dry_run) or read the history below each commits source's floor."""
+        from revetly_core.operate.backfill import WINDOW_DAYS, plan_backfill, run_backfill
+
+        days = window_days or WINDOW_DAYS
+        if dry_run:
+            return plan_backfill(self.root, self.config, source=source, to=to, window_days=days)
+        return run_backfill(self.root, self.config, source=source, to=to, window_days=days,
+                            max_windows=max_windows, progress=progress)
+
+    def migrate(self, *, dry_run: bool = False) -> dict[str, Any]:
+        """Price, then (unless dry_run) apply, the move of CONTEXT to this engine's schema."""
+        from revetly_core.operate.migrate import migrate
+
+        return migrate(self.root, self.config, dry_run=dry_run)
+
+    def audit_links(self, project: str | None = None) -> dict[str, Any]:
+        """CONTEXT's live links counted by the method that found them."""
+        from revetly_core.operate.audit_links import audit_links
+
+        store = self._store()
+        try:
+            return audit_links(store, project)
+        finally:
+            store.close()
+
+    def repository_path(self, given: str, cwd: Path | None = None) -> str:
+        """A file named from the working folder as the path its declared code repository uses."""
+        from revetly_core.operate.paths import repository_path
+
+        return repository_path(self.root, self.config, given, cwd or Path.cwd())
+
+    @staticmethod
+    def manual(topic: str | None = None) -> dict[str, Any]:
+        """The operator manual: its topics, or one topic's page."""
+        from revetly_core.operate.manual import manual_page, manual_topics
+
+        return manual_topics() if topic is None else manual_page(topic)
+
+    # ---- end of operator commands ----

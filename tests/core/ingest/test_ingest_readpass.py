@@ -113,8 +113,39 @@ def test_sync_full_re_reads_everything(instance: Instance) -> None:
     assert again["full"] is True
     assert again["corpus_revision"] == 2
     assert source_row(again, "repository")["counts"]["read"] == 2
-    assert again["changed"] == {"added": 0, "updated": 2, "deleted": 0}
+    # it re-reads every row, and reports what changed: nothing did
+    assert again["changed"] == {"added": 0, "updated": 0, "deleted": 0}
+    assert source_row(again, "repository")["counts"]["unchanged"] == 2
     assert instance.snapshot() == snap
+
+
+def test_sync_full_counts_as_updated_only_the_rows_that_changed(instance: Instance) -> None:
+    instance.git.write_and_commit(dict([story(1), story(2)]))
+    instance.sync()
+    instance.git.write_and_commit(dict([story(2, title="Renamed")]))
+    again = instance.sync(full=True)
+    assert again["changed"] == {"added": 0, "updated": 1, "deleted": 0}
+
+
+def test_a_config_change_counts_rows_whose_record_changed() -> None:
+    from revetly_core.ingest.readpass import record_changed
+    from revetly_core.model import Artifact
+    from revetly_core.store.db import artifact_row
+
+    a = Artifact(id="STORY-0001", type="story", title="T", source="repository", project="acme")
+    stored = tuple(v for c, v in zip(_cols(), artifact_row(a, "now"), strict=True)
+                   if c != "ingested_at")
+    assert record_changed(stored, a) is False
+    b = Artifact(id="STORY-0001", type="story", title="T", source="repository", project="acme",
+                 status="done")
+    assert record_changed(stored, b) is True
+    assert record_changed(None, a) is True
+
+
+def _cols() -> tuple[str, ...]:
+    from revetly_core.store.db import _ART_COLS
+
+    return _ART_COLS
 
 
 def test_a_config_change_forces_a_full_pass(instance: Instance) -> None:

@@ -13,9 +13,9 @@ from revetly_core.config import load_config
 from revetly_core.instance.scaffold import (
     FOLDERS,
     default_config_text,
-    mcp_json,
     scaffold_instance,
 )
+from revetly_core.instance.scaffold_hosts import claude_code_entry, server_command
 from revetly_core.refusal import Refusal
 
 
@@ -29,7 +29,8 @@ def test_scaffold_creates_a_complete_instance(tmp_path: Path) -> None:
     assert payload["commits"] == []
     assert "revetly sync" in payload["next"]
     repo = pygit2.Repository(str(root))
-    assert repo.head_is_unborn
+    assert not repo.head_is_unborn
+    assert str(repo.head.target) == payload["first_commit"]
     assert repo.lookup_reference("HEAD").target == "refs/heads/main"
     for folder in FOLDERS:
         assert (root / folder).is_dir()
@@ -41,14 +42,66 @@ def test_scaffold_creates_a_complete_instance(tmp_path: Path) -> None:
     assert config.connectors.repository.paths == list(FOLDERS)
 
 
-def test_mcp_json_runs_revetly_serve(tmp_path: Path) -> None:
-    scaffold_instance(tmp_path / "acme")
-    data = json.loads((tmp_path / "acme" / ".mcp.json").read_text())
+def test_mcp_json_starts_the_server_through_this_interpreter(tmp_path: Path) -> None:
+    import sys
+
+    root = tmp_path / "acme"
+    scaffold_instance(root)
+    data = json.loads((root / ".mcp.json").read_text())
     server = data["mcpServers"]["revetly"]
-    assert server["command"] == "revetly"
-    assert server["args"][0] == "serve"
-    assert server["args"] == ["serve", "--instance", "."]
-    assert data == mcp_json()
+    assert server["command"] == sys.executable
+    assert Path(server["command"]).is_absolute()
+    assert server["args"] == ["-m", "revetly_mcp", "--instance", str(root.resolve())]
+    assert data == claude_code_entry(*server_command(root.resolve()))
+
+
+def test_vscode_mcp_json_uses_the_servers_key_and_stdio(tmp_path: Path) -> None:
+    root = tmp_path / "acme"
+    scaffold_instance(root)
+    data = json.loads((root / ".vscode" / "mcp.json").read_text())
+    server = data["servers"]["revetly"]
+    assert server["type"] == "stdio"
+    assert server["args"][:2] == ["-m", "revetly_mcp"]
+
+
+def test_the_first_commit_holds_the_portable_files_and_not_the_machine_paths(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "acme"
+    payload = scaffold_instance(root)
+    repo = pygit2.Repository(str(root))
+    tree = repo[payload["first_commit"]].tree
+    names = {e.name for e in tree}
+    assert {"revetly.toml", ".gitignore", "backlog", ".claude", ".github"} <= names
+    assert ".mcp.json" not in names and ".vscode" not in names
+    ignored = (root / ".gitignore").read_text().splitlines()
+    assert "/.mcp.json" in ignored and "/.vscode/mcp.json" in ignored
+    assert repo.status() == {}  # nothing left unstaged or untracked but ignored files
+
+
+def test_an_existing_host_file_is_kept_and_reported(tmp_path: Path) -> None:
+    root = tmp_path / "acme"
+    root.mkdir()
+    (root / ".mcp.json").write_text("{}\n")
+    payload = scaffold_instance(root)
+    assert (root / ".mcp.json").read_text() == "{}\n"
+    assert payload["host_files_kept"] == [".mcp.json"]
+    assert ".mcp.json" not in payload["host_files"]
+
+
+def test_the_server_entry_starts_the_server_with_no_venv_on_path(tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    root = tmp_path / "acme"
+    scaffold_instance(root)
+    server = json.loads((root / ".mcp.json").read_text())["mcpServers"]["revetly"]
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env["PATH"] = "/usr/bin:/bin"
+    out = subprocess.run([server["command"], *server["args"], "--help"], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "--instance" in out.stdout
 
 
 def test_commits_repositories_are_declared_relative_to_the_instance(tmp_path: Path) -> None:
@@ -110,7 +163,8 @@ def test_an_existing_repository_and_gitignore_are_kept(tmp_path: Path) -> None:
     payload = scaffold_instance(existing.root)
     assert payload["created_repository"] is False
     assert str(pygit2.Repository(str(existing.root)).head.target) == sha
-    assert (existing.root / ".gitignore").read_text() == "node_modules/\n.revetly/\n"
+    assert (existing.root / ".gitignore").read_text() == (
+        "node_modules/\n.revetly/\n/.mcp.json\n/.vscode/mcp.json\n")
     assert not (existing.root / "backlog" / ".gitkeep").exists()  # the folder had files
     assert (existing.root / "notes" / ".gitkeep").exists()
 
@@ -118,9 +172,10 @@ def test_an_existing_repository_and_gitignore_are_kept(tmp_path: Path) -> None:
 def test_a_gitignore_already_ignoring_state_is_left_alone(tmp_path: Path) -> None:
     root = tmp_path / "acme"
     root.mkdir()
-    (root / ".gitignore").write_text("*.log\n.revetly/\n")
+    (root / ".gitignore").write_text("*.log\n.revetly/\n/.mcp.json\n/.vscode/mcp.json\n")
     scaffold_instance(root)
-    assert (root / ".gitignore").read_text() == "*.log\n.revetly/\n"
+    assert (root / ".gitignore").read_text() == (
+        "*.log\n.revetly/\n/.mcp.json\n/.vscode/mcp.json\n")
 
 
 @pytest.mark.parametrize("folder", ["my notes", "acme.backlog", "Team_2024", "x--y"])

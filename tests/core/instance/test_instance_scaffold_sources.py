@@ -91,7 +91,42 @@ def test_status_table_maps_common_words_and_lists_the_rest() -> None:
     assert unmapped == ["Parking lot"]
 
 
-def test_the_scaffolded_repository_is_a_fresh_instance_repo(tmp_path: Path) -> None:
+def test_the_scaffolded_repository_gets_its_first_commit_with_the_source_declared(
+    tmp_path: Path,
+) -> None:
     repo = build_fixture_repo(ADR_TOOLS, tmp_path / "b")
-    scaffold_from_source(tmp_path / "inst", "adr", str(repo))
-    assert pygit2.Repository(str(tmp_path / "inst")).head_is_unborn
+    payload = scaffold_from_source(tmp_path / "inst", "adr", str(repo))
+    inst = pygit2.Repository(str(tmp_path / "inst"))
+    commit = inst[payload["first_commit"]]
+    assert len(commit.parents) == 0
+    config_text = inst[commit.tree["revetly.toml"].id].data.decode()
+    assert "[[connectors.adr]]" in config_text
+
+
+def test_host_files_go_into_the_code_repository_only_when_asked(tmp_path: Path) -> None:
+    repo = build_fixture_repo(BACKLOG_MD, tmp_path / "tally")
+    before = tree_digest(repo)
+    payload = scaffold_from_source(tmp_path / "inst", "backlog-md", str(repo))
+    assert tree_digest(repo) == before
+    code = payload["code_repository"]
+    assert "written" not in code
+    entry = code["snippet"][".mcp.json"]["mcpServers"]["revetly"]
+    assert entry["args"][-2:] == ["--instance", str((tmp_path / "inst").resolve())]
+    assert "claude mcp add revetly --" in code["snippet"]["claude_mcp_add"]
+
+
+def test_write_hosts_writes_every_host_file_into_the_code_repository(tmp_path: Path) -> None:
+    repo = build_fixture_repo(BACKLOG_MD, tmp_path / "tally")
+    head = str(pygit2.Repository(str(repo)).head.target)
+    payload = Engine.init(tmp_path / "inst", source=("backlog-md", str(repo)), write_hosts=True)
+    written = payload["code_repository"]["written"]
+    assert ".mcp.json" in written and ".vscode/mcp.json" in written
+    assert (repo / ".claude" / "commands" / "revetly-ground.md").is_file()
+    assert str(pygit2.Repository(str(repo)).head.target) == head  # written, never committed
+
+
+def test_write_hosts_without_from_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(Refusal) as info:
+        Engine.init(tmp_path / "inst", write_hosts=True)
+    assert info.value.code == "invalid-argument"
+    assert not (tmp_path / "inst").exists()

@@ -18,6 +18,18 @@ MAX_FILES_PER_COMMIT = 200
 """A commit touching more files than this keeps the first ones and counts the rest."""
 
 
+def backfill_state(cursor: dict[str, Any], declared: str | None) -> dict[str, Any] | None:
+    """What `revetly backfill` read below the declared floor (kept in the cursor), or None when
+    it read nothing there or the floor since moved below what it read."""
+    state = cursor.get("backfill")
+    if not isinstance(state, dict) or not isinstance(state.get("to"), str) or declared is None:
+        return None
+    if state["to"] >= declared:
+        return None
+    return {"to": state["to"], "target": state.get("target"),
+            "windows_left": int(state.get("windows_left") or 0)}
+
+
 def commits_source_id(name: str) -> str:
     """The source id of a declared code repository: ``commits/<name>``."""
     return f"commits/{name}"
@@ -46,7 +58,10 @@ class CommitsConnector:
 
         batch = SourceBatch(source=self.source_id)
         floor = self.settings.since
-        batch.floor = floor.isoformat() if floor else None
+        declared = floor.isoformat() if floor else None
+        backfill = backfill_state(cursor, declared)
+        batch.floor = backfill["to"] if backfill else declared
+        batch.partial = bool(backfill and backfill["windows_left"])
         try:
             repo = pygit2.Repository(str(self.path))
         except pygit2.GitError as exc:
@@ -54,10 +69,11 @@ class CommitsConnector:
         if repo.head_is_unborn:
             batch.cursor = {"head": None}
             return batch
+        keep = {"backfill": backfill} if backfill else {}
         head = repo.head.target
         walker = repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME)
         prior = None if full else cursor.get("head")
-        if prior and cursor.get("since") == batch.floor:
+        if prior and cursor.get("since") == declared:
             try:
                 if str(head) == prior or repo.descendant_of(head, prior):
                     walker.hide(prior)
@@ -74,7 +90,7 @@ class CommitsConnector:
                 continue
             batch.upserts.append(self._artifact(repo, commit))
         batch.read_count = len(batch.upserts)
-        batch.cursor = {"head": str(head), "since": batch.floor}
+        batch.cursor = {"head": str(head), "since": declared, **keep}
         if batch.complete:
             seen = {a.id for a in batch.upserts}
             below_floor = {a for a in known if a not in seen} & self._older_than(repo, floor_ts)

@@ -35,7 +35,7 @@ from revetly_core.ingest.statements import statement_rows
 from revetly_core.instance.layout import InstancePaths
 from revetly_core.model import COMMIT_TYPE, Artifact, Link
 from revetly_core.refusal import Refusal
-from revetly_core.store.db import Store
+from revetly_core.store.db import _ART_COLS, Store, artifact_row
 from revetly_core.store.keyword import KeywordIndex
 
 log = logging.getLogger("revetly.ingest")
@@ -138,7 +138,7 @@ def _run_locked(
     try:
         with store.transaction():
             changed, prior_ids, counts = _apply(store, config, batches, full=full, now=started,
-                                     progress=progress)
+                                                progress=progress, compare_records=full)
             revision = store.revision + (1 if (changed or full) else 0)
             store.set_meta("corpus_revision", str(revision))
             store.set_meta("config_fingerprint", fingerprint)
@@ -184,9 +184,11 @@ def config_fingerprint(config: Config) -> str:
 
 def _apply(
     store: Store, config: Config, batches: list[tuple[Connector, SourceBatch, str, str]], *,
-    full: bool, now: str, progress: Progress,
+    full: bool, now: str, progress: Progress, compare_records: bool = False,
 ) -> tuple[set[str], set[str], dict[str, dict[str, int]]]:
-    """Write every batch and re-link what it touched; returns the ids whose record changed."""
+    """Write every batch and re-link what it touched; returns the ids whose record changed.
+    A full pass re-reads every row and counts as updated only a row whose stored record
+    differs (the rest as unchanged); an incremental pass re-reads what moved, all updated."""
     changed: set[str] = set()
     prior_ids: set[str] = set()
     counts: dict[str, dict[str, int]] = {}
@@ -194,15 +196,18 @@ def _apply(
     for _connector, batch, _s, _e in batches:
         known = batch.known
         c = {"read": batch.read_count, "added": 0, "updated": 0, "deleted": 0,
-             "problems": len(batch.problems)}
+             "unchanged": 0, "problems": len(batch.problems)}
+        stored = stored_rows(store, batch.source) if compare_records else {}
         for a in batch.upserts:
             prior = known.get(a.id)
             if prior is None:
                 c["added" if not a.deleted else "deleted"] += 1
             elif a.deleted and not prior.deleted:
                 c["deleted"] += 1
-            else:
+            elif not compare_records or record_changed(stored.get(a.id), a):
                 c["updated"] += 1
+            else:
+                c["unchanged"] += 1
             if prior is not None:
                 prior_ids.add(a.id)
             changed.add(a.id)
@@ -239,6 +244,31 @@ def _apply(
         stmt_rows.extend(statement_rows(a))
     store.replace_statements(sorted(changed), stmt_rows)
     return changed, prior_ids, counts
+
+
+_COMPARED = tuple(c for c in _ART_COLS if c != "ingested_at")
+_FILLED_LATER = ("created_at", "source_updated_at")
+
+
+def stored_rows(store: Store, source: str) -> dict[str, tuple[Any, ...]]:
+    """id -> the stored record of each artifact of one source (every column but the ingest
+    time), read in one scan, for a full pass's change counting."""
+    cols = ", ".join(_COMPARED)
+    return {row[0]: tuple(row) for row in store.conn.execute(
+        f"SELECT {cols} FROM artifacts WHERE source=?", (source,))}
+
+
+def record_changed(stored: tuple[Any, ...] | None, a: Artifact) -> bool:
+    """Whether re-reading ``a`` changes its stored record (a full pass re-reads every row, and
+    only the rows that differ count as updated)."""
+    if stored is None:
+        return True
+    fresh = dict(zip(_ART_COLS, artifact_row(a, ""), strict=True))
+    held = dict(zip(_COMPARED, stored, strict=True))
+    for col in _FILLED_LATER:  # a time the source leaves out is filled from git after the upsert
+        if fresh[col] is None:
+            fresh[col] = held[col]
+    return any(fresh[c] != held[c] for c in _COMPARED)
 
 
 def _artifacts_by_id(store: Store, ids: list[str], chunk: int = 500) -> Iterator[Artifact]:

@@ -41,24 +41,31 @@ def default_config_text(name: str, commits: list[tuple[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def mcp_json() -> dict[str, Any]:
-    """The .mcp.json agent hosts read to start Revetly's MCP server for this instance."""
-    return {"mcpServers": {"revetly": {"command": "revetly", "args": ["serve", "--instance", "."]}}}
+def gitignore_lines() -> tuple[str, ...]:
+    """What an instance's .gitignore must hold: engine state, and the machine-local host files."""
+    from revetly_core.instance.scaffold_hosts import MACHINE_LOCAL_FILES
+
+    return (".revetly/", *(f"/{rel}" for rel in MACHINE_LOCAL_FILES))
 
 
-def write_host_commands(root: Path) -> list[str]:
-    """Write the five prompts as host command files (Claude Code, VS Code); keep existing ones."""
-    from revetly_core.surface.prompts import host_command_files
+def ensure_gitignore(root: Path) -> None:
+    """Append each line of gitignore_lines() the instance's .gitignore lacks; keep the rest."""
+    gitignore = root / ".gitignore"
+    existing = gitignore.read_text() if gitignore.exists() else ""
+    have = set(existing.splitlines())
+    missing = [line for line in gitignore_lines() if line not in have]
+    if not missing:
+        return
+    sep = "" if existing.endswith("\n") or not existing else "\n"
+    gitignore.write_text(existing + sep + "".join(f"{line}\n" for line in missing))
 
-    written: list[str] = []
-    for rel, text in host_command_files().items():
-        target = root / rel
-        if target.exists():
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
-        written.append(rel)
-    return written
+
+def first_commit(root: Path, paths: list[str]) -> str:
+    """The new repository's first commit: the files init wrote (host JSON files excepted)."""
+    from revetly_core.writes.git_commit import commit_files
+    from revetly_core.writes.principal import resolve_local_principal
+
+    return commit_files(root, paths, "revetly init: a new instance", resolve_local_principal(root))
 
 
 def _safe_name(path: Path, fallback: str = "revetly") -> str:
@@ -72,8 +79,10 @@ def _safe_name(path: Path, fallback: str = "revetly") -> str:
     return name or fallback
 
 
-def scaffold_instance(path: Path, commits: list[str] | None = None) -> dict[str, Any]:
-    """Create an instance at path: git repo, revetly.toml, folders, .gitignore, .mcp.json."""
+def scaffold_instance(path: Path, commits: list[str] | None = None, *,
+                      commit: bool = True) -> dict[str, Any]:
+    """Create an instance at path: git repo, revetly.toml, folders, .gitignore, host files;
+    a repository it creates gets its first commit unless ``commit`` is False."""
     import pygit2
 
     root = path.expanduser().resolve()
@@ -109,22 +118,38 @@ def scaffold_instance(path: Path, commits: list[str] | None = None) -> dict[str,
         if not any((root / folder).iterdir()):
             keep.write_text("")
     (root / "revetly.toml").write_text(default_config_text(_safe_name(root), declared))
-    gitignore = root / ".gitignore"
-    existing = gitignore.read_text() if gitignore.exists() else ""
-    if ".revetly/" not in existing.splitlines():
-        gitignore.write_text(existing + ("" if existing.endswith("\n") or not existing else "\n")
-                             + ".revetly/\n")
-    (root / ".mcp.json").write_text(json.dumps(mcp_json(), indent=2) + "\n")
-    host_files = write_host_commands(root)
+    ensure_gitignore(root)
+    from revetly_core.instance.scaffold_hosts import all_host_files, write_host_files
+
+    hosts = write_host_files(root, all_host_files(root))
     created_repo = not (root / ".git").exists()
-    if created_repo:
-        pygit2.init_repository(str(root), initial_head="main")
-    return {
+    payload: dict[str, Any] = {
         "instance": str(root),
         "created_repository": created_repo,
         "config": "revetly.toml",
         "folders": list(FOLDERS),
         "commits": [{"name": n, "path": p} for n, p in declared],
-        "host_files": [".mcp.json", *host_files],
+        "host_files": hosts["written"],
+        "host_files_kept": hosts["kept"],
         "next": "add markdown files under backlog/, notes/ or records/, then run `revetly sync`",
     }
+    if created_repo:
+        pygit2.init_repository(str(root), initial_head="main")
+        payload["first_commit"] = None
+        if commit:
+            commit_scaffold(payload)
+    return payload
+
+
+def commit_scaffold(payload: dict[str, Any]) -> dict[str, Any]:
+    """Give a repository init created its first commit (config, folders, portable host files)."""
+    from revetly_core.instance.scaffold_hosts import MACHINE_LOCAL_FILES
+
+    if not payload.get("created_repository"):
+        return payload
+    root = Path(payload["instance"])
+    files = ["revetly.toml", ".gitignore",
+             *(f"{f}/.gitkeep" for f in FOLDERS if (root / f / ".gitkeep").exists()),
+             *(rel for rel in payload["host_files"] if rel not in MACHINE_LOCAL_FILES)]
+    payload["first_commit"] = first_commit(root, files)
+    return payload

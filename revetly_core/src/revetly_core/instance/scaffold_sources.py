@@ -17,7 +17,7 @@ from revetly_core.connectors.backlog_md import (
     project_settings,
 )
 from revetly_core.ids import DEFAULT_FAMILIES
-from revetly_core.instance.scaffold import scaffold_instance
+from revetly_core.instance.scaffold import commit_scaffold, scaffold_instance
 from revetly_core.refusal import Refusal
 
 SOURCE_KINDS = ("backlog-md", "adr")
@@ -72,8 +72,10 @@ def backlog_md_section(name: str, rel: str, folder: str, prefix: str,
     return lines, families
 
 
-def scaffold_from_source(path: Path, kind: str, repo: str) -> dict[str, Any]:
-    """Scaffold an instance at path that reads the repository ``repo`` as a ``kind`` source."""
+def scaffold_from_source(path: Path, kind: str, repo: str, *,
+                         write_hosts: bool = False) -> dict[str, Any]:
+    """Scaffold an instance at path that reads the repository ``repo`` as a ``kind`` source;
+    ``write_hosts`` also writes the host files into ``repo`` (never done unasked)."""
     import pygit2
 
     if kind not in SOURCE_KINDS:
@@ -102,7 +104,7 @@ def scaffold_from_source(path: Path, kind: str, repo: str) -> dict[str, Any]:
             raise Refusal("refused", f"{repo_root} holds no decision folder (docs/decisions, "
                                      "docs/adr, doc/adr, ...)",
                           "pass the repository that keeps the architecture decision records")
-    payload = scaffold_instance(root, [str(repo_root)])
+    payload = scaffold_instance(root, [str(repo_root)], commit=False)
     name = payload["commits"][0]["name"]
     rel = payload["commits"][0]["path"]
     config_path = root / "revetly.toml"
@@ -128,4 +130,16 @@ def scaffold_from_source(path: Path, kind: str, repo: str) -> dict[str, Any]:
     config_path.write_text("\n".join(lines) + "\n")
     payload["source"] = source
     payload["next"] = "run `revetly sync`, then `revetly check` to see what was assumed"
-    return payload
+    payload["code_repository"] = code_repository_hosts(root, repo_root, write_hosts)
+    return commit_scaffold(payload)
+
+
+def code_repository_hosts(instance: Path, repo_root: Path, write: bool) -> dict[str, Any]:
+    """The host files for the code repository agents work in: written there only when asked
+    (``--write-hosts``), else handed back as a snippet to paste."""
+    from revetly_core.instance.scaffold_hosts import all_host_files, host_snippet, write_host_files
+
+    out: dict[str, Any] = {"path": str(repo_root), "snippet": host_snippet(instance)}
+    if write:
+        out.update(write_host_files(repo_root, all_host_files(instance)))
+    return out

@@ -206,6 +206,9 @@ def _brief(store: Store, a: Artifact, scope: ProjectScope) -> dict[str, Any]:
         out["from_project"] = a.project
     out["body"] = a.body
     out["acceptance_criteria"] = list(a.criteria)
+    checked = a.metadata.get("criteria_checked")
+    if isinstance(checked, list) and len(checked) == len(a.criteria):
+        out["criteria_checked"] = [bool(c) for c in checked]
     if a.criteria_unparsed:
         out["criteria_unparsed"] = True
     declared = _declared_links(store, a)

@@ -69,7 +69,7 @@ def resolve_project(config: Config, project: str | None, *, with_imports: bool) 
 
 def envelope(config: Config, store: Store, scope: ProjectScope) -> dict[str, Any]:
     """freshness always; history where a source has a floor; context_health when a pass failed."""
-    from revetly_core.reads.health import freshness, history_block
+    from revetly_core.reads.health import freshness, history_block, watching
 
     sources = [
         {"source": r["source"], "last_read_at": r["last_read_at"], "floor": r["floor"],
@@ -79,7 +79,7 @@ def envelope(config: Config, store: Store, scope: ProjectScope) -> dict[str, Any
     out: dict[str, Any] = {}
     if scope.multi:
         out["project"] = scope.name
-    out["freshness"] = freshness(sources)
+    out["freshness"] = freshness(sources, watching(store))
     hist = history_block(sources)
     if hist is not None:
         out["history"] = hist

@@ -25,10 +25,17 @@ def history_block(sources: list[dict[str, Any]]) -> dict[str, Any] | None:
     return block
 
 
-def freshness(sources: list[dict[str, Any]]) -> dict[str, Any]:
+def freshness(sources: list[dict[str, Any]], watching: bool = False) -> dict[str, Any]:
     """When the oldest source was last read, and whether a watcher keeps it fresh."""
     read = [s["last_read_at"] for s in sources if s.get("last_read_at")]
-    return {"oldest_source_read_at": min(read) if read else None, "watch": False}
+    return {"oldest_source_read_at": min(read) if read else None, "watch": watching}
+
+
+def watching(store: Store) -> bool:
+    """Whether `revetly watch` is running on the instance this store belongs to."""
+    from revetly_core.operate.watch import watch_running
+
+    return watch_running(store.path.parent)
 
 
 def context_health(config: Config, store: Store, index: KeywordIndex) -> dict[str, Any]:
@@ -58,7 +65,7 @@ def context_health(config: Config, store: Store, index: KeywordIndex) -> dict[st
         "corpus_revision": revision,
         "last_pass": None,
         "sources": sources,
-        "freshness": freshness(sources),
+        "freshness": freshness(sources, watching(store)),
         "counts": store.counts(),
         "problems": len(store.problems()),
         "index": {"backend": index.backend_name, "revision": index.revision(),

@@ -1,0 +1,219 @@
+"""`revetly doctor`: does each source read, is the index current, and how each client connects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from revetly_core.config import Config
+from revetly_core.operate.clients import CLIENT_TABLE, Declared, connect_line
+
+PROBE_TIMEOUT_S = 2.0
+"""How long doctor waits for a served endpoint to answer before it says it does not."""
+
+
+def probe_source(connector: Any) -> dict[str, Any]:
+    """Whether one declared source can be read now, and a line saying what was found."""
+    import pygit2
+
+    from revetly_core.connectors.commits import CommitsConnector
+    from revetly_core.connectors.gitfolder import FolderSource, GitFolder
+    from revetly_core.connectors.repository import RepositoryConnector
+
+    try:
+        if isinstance(connector, RepositoryConnector):
+            files = connector.list_files()
+            return {"reads": True, "detail": f"{len(files)} files under "
+                    f"{', '.join(connector.folders)}"}
+        if isinstance(connector, CommitsConnector):
+            repo = pygit2.Repository(str(connector.path))
+            if repo.head_is_unborn:
+                return {"reads": True, "detail": f"{connector.path}: no commits yet"}
+            return {"reads": True, "detail": f"{connector.path} at {str(repo.head.target)[:12]}"}
+        if isinstance(connector, FolderSource):
+            folder = connector.find_folder()
+            if folder is None:
+                return {"reads": False, "detail": connector.missing_folder()}
+            count = len(GitFolder(connector.path, folder).blobs())
+            return {"reads": True, "detail": f"{count} files under {connector.path}/{folder}"}
+    except (RuntimeError, OSError, pygit2.GitError) as exc:
+        return {"reads": False, "detail": str(exc)}
+    return {"reads": True, "detail": type(connector).__name__}
+
+
+def held_by_source(store: Any) -> dict[str, dict[str, Any]]:
+    """source -> what CONTEXT holds of it: live artifacts by type, deleted, problems."""
+    out: dict[str, dict[str, Any]] = {}
+    for source, typ, deleted, n in store.conn.execute(
+        "SELECT source, type, deleted, COUNT(*) FROM artifacts GROUP BY source, type, deleted"
+    ):
+        entry = out.setdefault(source, {"artifacts": 0, "by_type": {}, "deleted": 0, "problems": 0})
+        if deleted:
+            entry["deleted"] += n
+        else:
+            entry["artifacts"] += n
+            entry["by_type"][typ] = entry["by_type"].get(typ, 0) + n
+    for source, n in store.conn.execute("SELECT source, COUNT(*) FROM problems GROUP BY source"):
+        out.setdefault(source, {"artifacts": 0, "by_type": {}, "deleted": 0,
+                                "problems": 0})["problems"] = n
+    return out
+
+
+def declared_of(config: Config, root: Path) -> Declared:
+    """What the instance declares about being reached: the stdio command, and where a served
+    endpoint is ([served] public_url and bind address, [auth] registration_hosts) once the
+    configuration declares one."""
+    from revetly_core.instance.scaffold_hosts import server_command
+
+    command, args = server_command(root)
+    served = getattr(config, "served", None)
+    auth = getattr(config, "auth", None)
+    hosts = tuple(getattr(auth, "registration_hosts", None) or ())
+    verifier = getattr(auth, "verifier", None)
+    return Declared(
+        stdio_command=[command, *args],
+        public_url=getattr(served, "public_url", None),
+        bind_url=getattr(served, "bind_url", None),
+        auth=bool(verifier),
+        registration_hosts=hosts,
+    )
+
+
+def proxy_warning(declared: Declared) -> dict[str, Any] | None:
+    """A public_url that is not the bind address means something in front carries clients in."""
+    if declared.public_url is None or declared.public_url == declared.bind_url:
+        return None
+    return {"code": "behind-proxy",
+            "detail": f"[served] public_url {declared.public_url} is not the address the engine "
+                      f"binds ({declared.bind_url or 'unstated'}): a proxy carries callers to it, "
+                      "and doctor cannot see what that proxy lets through",
+            "fix": "make sure the proxy forwards only to the loopback bind and passes "
+                   "Authorization through unchanged"}
+
+
+def endpoint_answers(url: str, timeout: float = PROBE_TIMEOUT_S) -> bool:
+    """Whether anything answers HTTP at url (any status counts: a 401 is an answer)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    conn_type = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    conn = conn_type(parts.hostname or "localhost", parts.port, timeout=timeout)
+    try:
+        conn.request("GET", parts.path or "/")
+        conn.getresponse().read(0)
+        return True
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        conn.close()
+
+
+def endpoint_warning(url: str | None, answering: bool) -> dict[str, Any] | None:
+    """A declared served endpoint that does not answer is a warning naming it."""
+    if url is None or answering:
+        return None
+    return {"code": "endpoint-not-answering",
+            "detail": f"the served endpoint {url} did not answer within {PROBE_TIMEOUT_S:g}s",
+            "fix": "start it (`revetly serve --http`, or `revetly supervise` on an instance "
+                   "that declares [auth]) and run `revetly doctor` again"}
+
+
+def problems_warning(source: str, problems: int) -> dict[str, Any] | None:
+    """Files a source holds that the last pass skipped for breaking the schema."""
+    if not problems:
+        return None
+    return {"code": "source-problems",
+            "detail": f"{source}: {problems} files break the schema and were skipped",
+            "fix": "run `revetly check` to name each one and what is wrong with it"}
+
+
+def state_warnings(health: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """What the store's own state says is wrong: never read, last pass failed, index behind."""
+    if health is None:
+        return [{"code": "not-synced", "detail": "this instance has not been read yet",
+                 "fix": "run `revetly sync`"}]
+    out: list[dict[str, Any]] = []
+    if "context_health" in health:
+        out.append({"code": "last-pass-failed", "detail": str(health["context_health"]["error"]),
+                    "fix": "fix the cause, then run `revetly sync`"})
+    if not health["index"]["current"]:
+        out.append({"code": "index-behind",
+                    "detail": f"the keyword index is at revision {health['index']['revision']}, "
+                              f"the store at {health['corpus_revision']}",
+                    "fix": "run `revetly sync` (the index is rebuilt on the next pass)"})
+    return out
+
+
+def doctor(root: Path, config: Config) -> dict[str, Any]:
+    """The whole report: sources, index, one connect line per proven client, and warnings."""
+    from revetly_core import __version__
+    from revetly_core.ingest.readpass import connectors_for
+    from revetly_core.instance.layout import InstancePaths
+    from revetly_core.reads.health import context_health
+    from revetly_core.refusal import Refusal
+    from revetly_core.store.db import Store
+    from revetly_core.store.keyword import KeywordIndex
+
+    paths = InstancePaths(root)
+    health: dict[str, Any] | None = None
+    held: dict[str, dict[str, Any]] = {}
+    warnings: list[dict[str, Any]] = []
+    store_refused = False
+    if paths.db.exists():
+        try:
+            store = Store(paths.db, readonly=True)
+        except Refusal as refusal:
+            warnings.append({"code": refusal.code, "detail": refusal.detail, "fix": refusal.fix})
+            store_refused = True
+        else:
+            try:
+                health = context_health(config, store, KeywordIndex(paths.index,
+                                                                    config.index.backend))
+                held = held_by_source(store)
+            finally:
+                store.close()
+    last_reads = {s["source"]: s for s in (health or {}).get("sources", [])}
+    sources: list[dict[str, Any]] = []
+    for connector in connectors_for(root, config):
+        sid = connector.source_id
+        probe = probe_source(connector)
+        read = last_reads.get(sid, {})
+        entry: dict[str, Any] = {
+            "source": sid, "project": connector.project, **probe,
+            "holds": held.get(sid, {"artifacts": 0, "by_type": {}, "deleted": 0, "problems": 0}),
+            "last_read_at": read.get("last_read_at"), "outcome": read.get("outcome"),
+        }
+        if read.get("floor"):
+            entry["floor"] = read["floor"]
+        if read.get("partial"):
+            entry["partial"] = True
+        sources.append(entry)
+        if not probe["reads"]:
+            warnings.append({"code": "source-unreadable", "detail": f"{sid}: {probe['detail']}",
+                             "fix": f"fix the path or folder declared for {sid} in revetly.toml"})
+        found = problems_warning(sid, entry["holds"]["problems"])
+        if found is not None:
+            warnings.append(found)
+    if not store_refused:
+        warnings.extend(state_warnings(health))
+    declared = declared_of(config, root)
+    for found in (proxy_warning(declared), _endpoint_check(declared)):
+        if found is not None:
+            warnings.append(found)
+    index = None if health is None else {**health["index"],
+                                         "store_revision": health["corpus_revision"]}
+    return {
+        "instance": config.instance.name, "root": str(root), "version": __version__,
+        "sources": sources, "index": index,
+        "freshness": None if health is None else health["freshness"],
+        "connect": [connect_line(row, declared) for row in CLIENT_TABLE],
+        "warnings": warnings, "ok": not warnings,
+    }
+
+
+def _endpoint_check(declared: Declared) -> dict[str, Any] | None:
+    url = declared.bind_url or declared.public_url
+    if url is None:
+        return None
+    return endpoint_warning(url, endpoint_answers(url))
