@@ -64,7 +64,8 @@ LITE_ABSENT: dict[str, Any] = {"absent": True, "reason": "lite"}
 COMMIT_FIELDS = ("repository", "author", "author_email", "files", "files_more", "merge")
 """Metadata of a commit artifact its brief serves beside the record."""
 
-_FAMILY_ID = re.compile(r"^[A-Za-z][A-Za-z0-9]*-\d+(?:\.\d+)*$")  # dotted: sub-task ids
+_FAMILY_ID = re.compile(r"^[A-Za-z][A-Za-z0-9]*-\d+(?:\.\d+)*(?:~[a-z][a-z0-9-]{0,30})?$")
+"""FAMILY-NUMBER, dotted sub-task parts, and the ``~folder`` of a second file sharing an id."""
 _SHA = re.compile(r"^[0-9a-fA-F]{40}$")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _METHOD_RANK = {"declared": 0, "explicit-ref": 1, "title-mention": 2}
