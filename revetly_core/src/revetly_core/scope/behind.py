@@ -286,6 +286,11 @@ def walk_path(config: Config, store: Store, root: Path, path: str,
                                  "last": history[0].at}
         if names:
             entry["renamed_from"] = names
+        gaps = [c.sha for c in history if c.unread]
+        if gaps:
+            entry["partial"] = True
+            entry["gaps"] = [f"{sha}: git cannot read the blobs its rename check needs; the "
+                             "path is taken as added there" for sha in gaps]
         repos.append(entry)
         commits.extend(history)
     commits.sort(key=lambda c: (c.at, c.sha), reverse=True)

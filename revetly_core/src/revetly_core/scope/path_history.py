@@ -28,6 +28,8 @@ class PathCommit:
     change: str = "modified"
     """'added' where the commit brought the path in, 'renamed' where it took it from another
     name, 'deleted' where it removed it, else 'modified'."""
+    unread: bool = False
+    """True when git could not read the blobs a rename check needs here (taken as added)."""
 
 
 def _entry(tree: Any, path: str) -> Any:
@@ -38,16 +40,20 @@ def _entry(tree: Any, path: str) -> Any:
         return None
 
 
+class Unreadable(Exception):
+    """Git cannot read an object the walk needs (a snapshot missing blobs)."""
+
+
 def _renamed_from(repo: Any, parent: Any, commit: Any, path: str) -> str | None:
-    """The old path when this commit brought `path` in by renaming another file (None also
-    when the blobs a rename check needs cannot be read: the path is then taken as added)."""
+    """The old path when this commit brought `path` in by renaming another file; raises
+    Unreadable when the blobs a rename check needs are missing."""
     import pygit2
 
     try:
         diff = repo.diff(parent.tree, commit.tree)
         diff.find_similar()
-    except (pygit2.GitError, KeyError, ValueError):
-        return None
+    except (pygit2.GitError, KeyError, ValueError) as exc:
+        raise Unreadable(str(exc)) from exc
     for delta in diff.deltas:
         if delta.new_file.path == path and delta.old_file.path != path:
             return str(delta.old_file.path)
@@ -97,13 +103,17 @@ def follow(repo: Any, path: str) -> list[PathCommit]:
         subject, _, body = message.partition("\n")
         change = "deleted" if here is None else "modified"
         old = None
+        unread = False
         if here is not None and (not parents or all(b is None for b in before)):
             change = "added"
             if len(parents) == 1:
-                old = _renamed_from(repo, parents[0], commit, current)
+                try:
+                    old = _renamed_from(repo, parents[0], commit, current)
+                except Unreadable:
+                    unread = True  # say so and keep going: the path is taken as added here
                 change = "renamed" if old is not None else "added"
         out.append(PathCommit(str(commit.id), _iso(commit), subject.strip(), body.strip(),
-                              current, change))
+                              current, change, unread))
         if old is not None:
             current = old
     return out
