@@ -5,6 +5,7 @@ Each parses, calls one Engine method, and prints the payload (--json) or its ric
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -12,6 +13,7 @@ import typer
 from revetly_cli import output
 from revetly_cli.app import InstanceOpt, JsonOpt, _console, _run, app
 from revetly_core import Engine
+from revetly_core.scope.behind import path_from_folder
 
 ProjectOpt = Annotated[str | None, typer.Option("--project", help="Read as this project.")]
 LimitOpt = Annotated[int | None, typer.Option("--limit", "-n", help="Rows to serve.")]
@@ -48,9 +50,13 @@ def binding(
 ) -> None:
     """The twin of get_scope(question='binding'): what already binds an artifact, a topic or
     a file (which stories and decisions are behind it)."""
-    payload = _run(lambda: Engine.open(instance).get_scope(
-        "binding", artifact_id=artifact_id, topic=topic, path=path, depth=depth,
-        project=project, limit=limit), as_json)
+    def read() -> dict[str, Any]:
+        engine = Engine.open(instance)
+        typed = path_from_folder(engine.config, engine.root, path, Path.cwd()) if path else path
+        return engine.get_scope("binding", artifact_id=artifact_id, topic=topic, path=typed,
+                                depth=depth, project=project, limit=limit)
+
+    payload = _run(read, as_json)
     _show_scope(payload, as_json, "render_binding")
 
 

@@ -54,6 +54,20 @@ def _inside(rel: str) -> bool:
     return rel not in ("", ".") and not rel.startswith("../") and rel != ".."
 
 
+def path_from_folder(config: Config, root: Path, path: str, cwd: Path) -> str:
+    """A path as typed where one stands: relative to ``cwd`` when that folder lies inside a
+    declared repository below its root (``cd src && revetly binding --path app.py``), else
+    unchanged (relative to a repository's root, or prefixed with its name)."""
+    if os.path.isabs(path):
+        return path
+    here = cwd.resolve()
+    for settings in config.connectors.commits:
+        folder = repo_folder(root, settings)
+        if here != folder and folder in here.parents:
+            return os.path.join(str(here), path)
+    return path
+
+
 def resolve_path(config: Config, root: Path, path: str) -> list[RepoPath]:
     """The path in each repository it can name: relative to the root, or prefixed with the
     repository's name or declared path; an absolute path names the repository holding it.
