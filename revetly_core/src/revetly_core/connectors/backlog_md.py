@@ -23,6 +23,7 @@ from revetly_core.config import Config
 from revetly_core.connectors.backlog_md_markers import (
     acceptance_criteria,
     definition_of_done,
+    final_summary,
     without_markers,
 )
 from revetly_core.connectors.backlog_md_status import (
@@ -344,6 +345,9 @@ class BacklogMdReader:
             dod = definition_of_done(fm.body)
             if dod:
                 metadata["definition_of_done"] = [i.payload() for i in dod]
+            shipped = final_summary(fm.body)
+            if shipped:
+                metadata["final_summary"] = shipped
         metadata["declared"] = declared
         art.metadata = metadata
         if assumptions:
