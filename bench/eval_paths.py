@@ -30,10 +30,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from revetly_core import Engine
 from revetly_core.ids import spell_key
 from revetly_core.scope.behind import repo_folder, story_finder, walk_path
 from revetly_core.scope.path_history import PathHistoryCache
+
+from revetly_core import Engine
 
 _NUMBERS = re.compile(r"^[A-Za-z]+[-_ ]?(\d+(?:\.\d+)*)$")
 

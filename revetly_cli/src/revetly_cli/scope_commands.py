@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from revetly_core.scope.behind import path_from_folder
 
 from revetly_cli import output
 from revetly_cli.app import InstanceOpt, JsonOpt, _console, _run, app
 from revetly_core import Engine
-from revetly_core.scope.behind import path_from_folder
 
 ProjectOpt = Annotated[str | None, typer.Option("--project", help="Read as this project.")]
 LimitOpt = Annotated[int | None, typer.Option("--limit", "-n", help="Rows to serve.")]

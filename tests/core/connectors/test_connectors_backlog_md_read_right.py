@@ -6,8 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from fixture_repo import BACKLOG_MD, build_fixture_repo
-
-from revetly_core import Engine
 from revetly_core.connectors.backlog_md import (
     assign_ids,
     base_id,
@@ -19,6 +17,8 @@ from revetly_core.connectors.backlog_md import (
 from revetly_core.connectors.backlog_md_status import guess_status
 from revetly_core.instance.scaffold_sources import legacy_families_in
 from revetly_core.reads.check import problem_severity, severity_counts
+
+from revetly_core import Engine
 
 
 def test_a_folder_readme_is_not_an_item() -> None:

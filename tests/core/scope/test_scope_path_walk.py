@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fixtures"))
-from fixture_repo import BACKLOG_MD, build_fixture_repo  # noqa: E402
-
-from revetly_core import Engine  # noqa: E402
+from fixture_repo import BACKLOG_MD, build_fixture_repo
 from revetly_core.config import load_config
 from revetly_core.scope.behind import named_in, path_from_folder, story_finder, trailer_block
 from revetly_core.scope.path_history import PathCommit, brought_in
+
+from revetly_core import Engine
 
 
 def commit(sha: str, change: str = "modified", subject: str = "", body: str = "") -> PathCommit:
@@ -88,3 +88,81 @@ def test_a_path_is_read_from_the_folder_one_stands_in(tally: tuple[Path, Engine]
     assert path_from_folder(config, engine.root, "x.go", engine.root) == "x.go"
     absolute = path_from_folder(config, engine.root, "config.go", inside)
     assert behind_ids(engine, absolute)[:1] == ["BACK-15"]
+
+
+# -- the authoring bundle's paths: the same walk, read from the stories --------------------------
+
+
+def test_a_sweeping_commit_says_less_about_each_file() -> None:
+    from revetly_core.scope.story_paths import file_share
+
+    assert file_share(1.0, 1) == 1.0
+    assert file_share(1.0, 4) == 0.5
+    assert file_share(0.5, 0) == 0.5
+
+
+def test_paths_behind_stories_name_their_code_not_the_backlog(
+    tally: tuple[Path, Engine],
+) -> None:
+    from revetly_core.scope.story_paths import paths_block
+    from revetly_core.store.db import Store
+
+    _, engine = tally
+    store = Store(engine.paths.db, readonly=True)
+    try:
+        block = paths_block(load_config(engine.root), store, ["BACK-15", "BACK-7.02"])
+    finally:
+        store.close()
+    paths = [r["path"] for r in block["listed"]]
+    assert set(paths) >= {"internal/config/config.go", "internal/store/tombstone.go"}
+    assert not any(p.startswith("backlog/") for p in paths)
+    row = next(r for r in block["listed"] if r["path"] == "internal/config/config.go")
+    assert row["stories"] == ["BACK-15"] and row["commits"] == 1
+
+
+def test_the_bundle_serves_the_paths_of_its_nearest_backlog(tally: tuple[Path, Engine]) -> None:
+    _, engine = tally
+    bundle = engine.get_authoring_context("config file week start idle minutes")
+    assert "BACK-15" in [b["artifact_id"] for b in bundle["backlog"]]
+    assert "internal/config/config.go" in [r["path"] for r in bundle["paths"]["listed"]]
+    assert bundle["paths"]["total"] >= len(bundle["paths"]["listed"])
+
+
+# -- drift on Backlog.md data: the task's own checklist is its delivery evidence -----------------
+
+
+def test_drift_reads_checked_criteria_dod_and_final_summary(tally: tuple[Path, Engine]) -> None:
+    _, engine = tally
+    out = engine.get_scope("drift")
+    rows = {r["artifact_id"]: r for r in out["checked_in_source"]}
+    digest = rows["BACK-28"]
+    assert (digest["criteria"], digest["checked"], digest["state"]) == (2, 1, "departures")
+    assert digest["definition_of_done"] == {"total": 2, "checked": 1}
+    assert digest["final_summary"].startswith("Shipped the Monday digest")
+    assert rows["BACK-21"]["state"] == "clean"
+    departs = [d for d in out["departures"] if d["artifact_id"] == "BACK-28"]
+    assert departs == [{"artifact_id": "BACK-28", "record": None, "criterion": 2,
+                        "text": "The digest can be switched off in the config file",
+                        "verdict": "unchecked", "criterion_declared": True,
+                        "evidence": "checklist"}]
+    assert "BACK-28" not in {r["artifact_id"] for r in out["done_without_record"]}
+    assert out["counts"]["checked_in_source"] == len(out["checked_in_source"])
+
+
+def test_checklist_evidence_is_none_without_any_checklist() -> None:
+    from revetly_core.model import Artifact
+    from revetly_core.scope.drift import checklist_evidence
+
+    bare = Artifact("BACK-1", "task", "t", "s", "p", status="done")
+    assert checklist_evidence(bare) is None
+    bare.metadata["final_summary"] = "Done it."
+    assert checklist_evidence(bare) == {"criteria_checked": [], "final_summary": "Done it."}
+
+
+def test_final_summary_reads_markers_then_the_heading() -> None:
+    from revetly_core.connectors.backlog_md_markers import final_summary
+
+    assert final_summary("## Final Summary\n\n<!-- SECTION:FINAL_SUMMARY:BEGIN -->\nIt shipped."
+                         "\n<!-- SECTION:FINAL_SUMMARY:END -->\n") == "It shipped."
+    assert final_summary("## Final Summary\n\nShipped it.\n\n## Notes\nx\n") == "Shipped it."
+    assert final_summary("## Final Summary\n\n") is None

@@ -169,8 +169,8 @@ def check_instance(root: Path, config: Config, store: Store | None) -> dict[str,
     source_files, source_problems = check_declared_sources(root, config)
     problems.extend(source_problems)
     problems.sort(key=lambda p: (str(p.get("path")), p["code"], str(p.get("detail"))))
-    for p in problems:
-        p["severity"] = problem_severity(p)
+    for problem in problems:
+        problem["severity"] = problem_severity(problem)
     dangling.sort(key=lambda d: (str(d["path"]), d["field"], d["to"]))
     counts = severity_counts(problems)
     return {
