@@ -57,7 +57,8 @@ def render_sync(console: Console, p: dict[str, Any]) -> None:
             c = s["counts"]
             console.print(f"  {s['source']}: read {c.get('read', 0)}, problems {c.get('problems', 0)}")
     if p["problems"]:
-        console.print(f"{p['problems']} file(s) break the schema: run `revetly check`")
+        console.print(f"{p['problems']} file(s) named by `revetly check` (broken files, shared "
+                      "ids, assumptions); run it to see them")
 
 
 def render_check(console: Console, p: dict[str, Any]) -> None:

@@ -121,3 +121,32 @@ def test_a_readme_legacy_note_and_a_shared_id_leave_check_at_warnings(tmp_path: 
     assert "backlog/tasks/README.md" not in paths
     legacy = [p for p in result["problems"] if p["path"].endswith("Old-plan.md")]
     assert [p["severity"] for p in legacy] == ["note"]
+
+
+def test_a_copy_takes_the_plain_id_back_when_its_twin_goes(tmp_path: Path) -> None:
+    repo, engine = _tally(tmp_path)
+    holder = engine.get_artifact("BACK-12")["source_path"]
+    (repo / holder).unlink()
+    engine.sync()
+    assert engine.get_artifact("BACK-12")["source_path"] == (
+        "backlog/tasks/back-12 - Export-CSV-copy.md")
+    from revetly_core.store.db import Store
+
+    store = Store(engine.paths.db, readonly=True)
+    try:
+        gone = store.get("BACK-12~tasks")
+        assert gone is not None and gone.deleted
+    finally:
+        store.close()
+    assert not [p for p in engine.check()["problems"] if p["code"] == "duplicate-id"]
+
+
+def test_a_new_copy_never_displaces_the_holder(tmp_path: Path) -> None:
+    repo, engine = _tally(tmp_path)
+    holder = engine.get_artifact("BACK-12")["source_path"]
+    archived = repo / "backlog" / "archive" / "tasks" / "back-12 - Old-export.md"
+    archived.write_text("---\nid: BACK-12\ntitle: Old export\nstatus: To Do\n---\n\nOld.\n")
+    engine.sync()
+    assert engine.get_artifact("BACK-12")["source_path"] == holder
+    assert engine.get_artifact("BACK-12~archived")["title"] == "Old export"
+    assert engine.get_artifact("BACK-12~tasks")["source_path"].endswith("Export-CSV-copy.md")

@@ -1,7 +1,7 @@
 """The code paths behind a few stories: the path walk read the other way round.
 
 The path walk weighs the commits touching a file by the stories they name; here the commits
-naming the stories are weighed by the same rules (subject or trailers 1, body prose ½) and
+naming the stories are weighed by the same rules (subject or trailers 1, body prose ¼) and
 their files summed, so the authoring bundle can say where the nearest stories' code lives.
 Files of the declared Backlog.md folders are the backlog itself, not code, and are left out.
 Nothing is stored: the file lists are the ones the commits source read.
@@ -61,7 +61,7 @@ def file_share(gain: float, files: int) -> float:
 
 def weigh_paths(config: Config, store: Store, story_ids: list[str]) -> list[PathWeight]:
     """The files the stories' commits touched, heaviest first (then more commits, newest, path):
-    a commit naming a story in its subject or trailers gains 1, in body prose ½, shared out
+    a commit naming a story in its subject or trailers gains 1, in body prose ¼, shared out
     over its files by file_share."""
     finder = story_finder(config)
     wanted = {k.text(): sid for sid in story_ids if (k := id_key(sid)) is not None}
