@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from fixture_repo import BACKLOG_MD, build_fixture_repo
+from hypothesis import given
+from hypothesis import strategies as st
 from revetly_core.connectors.backlog_md import (
     assign_ids,
     base_id,
@@ -150,3 +152,21 @@ def test_a_new_copy_never_displaces_the_holder(tmp_path: Path) -> None:
     assert engine.get_artifact("BACK-12")["source_path"] == holder
     assert engine.get_artifact("BACK-12~archived")["title"] == "Old export"
     assert engine.get_artifact("BACK-12~tasks")["source_path"].endswith("Export-CSV-copy.md")
+
+
+_FOLDERS = st.sampled_from(["tasks/", "completed/", "drafts/", "archive/tasks/"])
+
+
+@given(st.lists(st.tuples(_FOLDERS, st.integers(1, 3), st.integers(0, 9)), max_size=12,
+                unique_by=lambda t: (t[0], t[2])))
+def test_assign_ids_serves_every_file_under_one_unique_id(
+    files: list[tuple[str, int, int]],
+) -> None:
+    bases = {f"backlog/{folder}f{n}.md": f"BACK-{number}" for folder, number, n in files}
+    served = assign_ids(bases, {}, "backlog/", {})
+    assert set(served) == set(bases)
+    assert len(set(served.values())) == len(served)
+    for number in {b for b in bases.values()}:
+        plain = [p for p, i in served.items() if i == number]
+        assert len(plain) == 1
+        assert all(base_id(served[p]) == number for p in bases if bases[p] == number)
