@@ -7,6 +7,7 @@ source, REPO's history as a commits source, and the id families the source's fil
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -67,13 +68,16 @@ def legacy_families_in(project: Path, prefix: str) -> list[str]:
     words = {f for f in DEFAULT_FAMILIES if f not in (prefix, "TASK")}
     spelled = {prefix.casefold(), "task"}
     found: set[str] = set()
-    for i, path in enumerate(project.rglob("*.md")):
-        if i >= LEGACY_SCAN_FILES:
-            break
-        parts = path.name.split("-", 2)
-        if len(parts) == 3 and parts[0].casefold() in spelled and parts[2][:1].isdigit() \
-                and parts[1].upper() in words:
-            found.add(parts[1].upper())
+    seen = 0
+    for _folder, _dirs, names in os.walk(project, followlinks=False):
+        for name in names:
+            seen += 1
+            if seen > LEGACY_SCAN_FILES:
+                return sorted(found)
+            parts = name.split("-", 2)
+            if name.endswith(".md") and len(parts) == 3 and parts[0].casefold() in spelled \
+                    and parts[2][:1].isdigit() and parts[1].upper() in words:
+                found.add(parts[1].upper())
     return sorted(found)
 
 
