@@ -2,7 +2,9 @@
 
 Brief: the artifact's own words (body verbatim, acceptance_criteria), its address and times,
 declared_links (relation -> far-end ids of the live links its own frontmatter states), the
-marks a row keeps, and full_record counting what the brief leaves out.
+marks a row keeps, named_by_commits (the commits whose messages name it, newest first, capped
+and counted), and full_record counting what the brief leaves out. A commit is read by its id
+or a prefix of at least 7 hex digits only it starts with.
 
 Full record (history_after given, or deleted='include'/'only'): the brief plus metadata,
 every link in and out, and one page of the artifact's history. history_after is read as:
@@ -88,13 +90,13 @@ def _invalid(argument: str, detail: str, fix: str) -> Refusal:
 def _check_id(artifact_id: object) -> str:
     if not isinstance(artifact_id, str):
         raise _invalid("artifact_id", "artifact_id must be text",
-                       "pass an id such as STORY-0014, or a 40-hex commit id")
+                       "pass an id such as STORY-0014, or a commit id (7 to 40 hex digits)")
     value = artifact_id.strip()
     if len(value) > MAX_ID_CHARS or not (_FAMILY_ID.match(value) or _SHA.match(value)
                                          or _SHA_PREFIX.match(value)):
         shown = value if len(value) <= 60 else value[:57] + "..."
         raise _invalid(
-            "artifact_id", f"{shown!r} is not an artifact id (FAMILY-NUMBER or a 40-hex commit id)",
+            "artifact_id", f"{shown!r} is not an artifact id (FAMILY-NUMBER or 7 to 40 hex digits)",
             "pass an id such as STORY-0014, or search_context to find one",
         )
     return value.lower() if _SHA.match(value) or _SHA_PREFIX.match(value) else value
