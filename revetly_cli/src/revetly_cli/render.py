@@ -66,7 +66,8 @@ def render_sync(console: Console, p: dict[str, Any]) -> None:
             problems = f", {c['problems']} problems" if c.get("problems") else ""
             console.print(f"  {escape(s['source'])}: read {c.get('read', 0)}: {what}{problems}")
     if p["problems"]:
-        console.print(f"{p['problems']} file(s) break the schema: run `revetly check`")
+        console.print(f"{p['problems']} file(s) named by `revetly check` (broken files, shared "
+                      "ids, assumptions); run it to see them")
 
 
 def render_check(console: Console, p: dict[str, Any]) -> None:

@@ -93,12 +93,14 @@ def render_drift(console: Console, p: dict[str, Any]) -> None:
     c = p["counts"]
     console.print(f"[bold]drift[/bold] delivered {c['delivered']}: clean {c['clean']}, with "
                   f"departures {c['with_departures']}, no criteria declared "
-                  f"{c['no_criteria_declared']}; done without record {c['done_without_record']}")
+                  f"{c['no_criteria_declared']}; done without record {c['done_without_record']}"
+                  f"; read from the item's own checklist {c.get('checked_in_source', 0)}")
     t = Table(title="Departures")
     for col in ("item", "record", "#", "verdict", "criterion", "note"):
         t.add_column(col)
     for d in p["departures"]:
-        t.add_row(d["artifact_id"], d["record"], str(d["criterion"]), d.get("verdict") or "",
+        t.add_row(d["artifact_id"], d["record"] or "(checklist)", str(d["criterion"]),
+                  d.get("verdict") or "",
                   escape(d.get("text", "(not declared)")), escape(d.get("note", "")))
     console.print(t)
     if p["done_without_record"]:

@@ -119,6 +119,9 @@ class BacklogMdConnector(_SourceRepo):
     milestone_prefix: str = "M"
     aliases: list[str] = Field(default_factory=list)
     """Other words commit messages and prose use for the task prefix (``TASK`` for ``BACK``)."""
+    legacy_families: list[str] = Field(default_factory=list)
+    """Declared families a task file name may carry after the task prefix: with ``EPIC``,
+    ``task-epic-11.2 - Title.md`` reads as EPIC-11.2 (old notes kept without frontmatter)."""
     task_type: Literal["epic", "feature", "story", "task", "bug"] = "task"
     milestone_type: Literal["epic", "feature", "story", "task", "bug"] = "epic"
     statuses: dict[str, str] = Field(default_factory=dict)
@@ -131,7 +134,7 @@ class BacklogMdConnector(_SourceRepo):
     def _prefixes(cls, value: str) -> str:
         return _prefix(value)
 
-    @field_validator("aliases")
+    @field_validator("aliases", "legacy_families")
     @classmethod
     def _aliases(cls, value: list[str]) -> list[str]:
         return [_prefix(v) for v in value]
@@ -288,7 +291,7 @@ class Config(_Strict):
     def dotted_families(self) -> list[str]:
         """Families whose ids take dotted sub-task parts (``BACK-24.1``)."""
         return sorted({f for s in self.connectors.backlog_md
-                       for f in (s.task_prefix, s.draft_prefix)})
+                       for f in (s.task_prefix, s.draft_prefix, *s.legacy_families)})
 
     @property
     def default_project(self) -> str:
@@ -332,6 +335,10 @@ def _check_sources(config: Config, names: set[str]) -> None:
                 if family not in families:
                     raise ValueError(f"{where}.{setting}: family {family!r} is not declared "
                                      "under [ids.families]")
+            for legacy in getattr(src, "legacy_families", []):
+                if legacy not in families:
+                    raise ValueError(f"{where}.legacy_families: family {legacy!r} is not "
+                                     "declared under [ids.families]")
             for alias in getattr(src, "aliases", []):
                 if alias in families:
                     raise ValueError(f"{where}.aliases: {alias!r} is a declared family, so it "

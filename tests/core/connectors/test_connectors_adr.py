@@ -129,3 +129,18 @@ def test_a_new_superseded_by_line_updates_the_newer_record(tmp_path: Path) -> No
     assert source["counts"]["updated"] == 2  # the edited record and the one now superseding it
     assert engine.get_artifact("ADR-0006")["declared_links"]["supersedes"] == ["ADR-0002"]
     assert engine.get_artifact("ADR-0002")["status"] == "superseded"
+
+
+def test_records_without_a_status_are_notes_and_check_passes(madr: Engine) -> None:
+    result = madr.check()
+    by_path = {p["path"]: p["severity"] for p in result["problems"]}
+    assert by_path["docs/decisions/0011-ledger-read-replicas.md"] == "note"
+    assert by_path["docs/decisions/notes-on-retries.md"] == "warning"
+    assert result["ok"] is True
+    assert result["severity_counts"] == {"error": 0, "warning": 1, "note": 4}
+
+
+def test_an_adr_tools_summary_starts_with_the_prose(tools: Engine) -> None:
+    rows = tools.search_context("monorepo")["artifacts"]
+    row = next(r for r in rows if r["artifact_id"] == "ADR-0002")
+    assert row["summary"].startswith("Use a monorepo — The web client")

@@ -347,3 +347,33 @@ def test_incremental_sync_reads_only_new_commits(tmp_path: Path) -> None:
 def _source(payload: dict[str, Any], source: str) -> dict[str, Any]:
     (row,) = [s for s in payload["sources"] if s["source"] == source]
     return row
+
+
+def _drop_object(code: GitRepo, oid: str) -> None:
+    """Delete one loose object, as a snapshot that lacks it would."""
+    (code.root / ".git" / "objects" / oid[:2] / oid[2:]).unlink()
+
+
+def test_a_commit_whose_tree_cannot_be_read_is_a_gap_and_the_read_goes_on(
+    tmp_path: Path, code: GitRepo,
+) -> None:
+    old = code.write_and_commit({"src/a.py": "a = 1\n"}, "First", when=ts("2024-01-10"))
+    mid = code.write_and_commit({"src/big.bin": "x" * 10}, "Second", when=ts("2024-01-11"))
+    new = code.write_and_commit({"src/a.py": "a = 2\n"}, "Third", when=ts("2024-01-12"))
+    _drop_object(code, str(code.repo[mid].tree_id))
+    batch = read(connector(tmp_path, "code"))
+    assert batch.partial is True
+    assert any(g.startswith(mid) for g in batch.gaps)
+    assert {a.id for a in batch.upserts} >= {old, new}
+    files = {a.id: a.metadata for a in batch.upserts}
+    assert "files_unreadable" in files.get(mid, {"files_unreadable": ""})
+
+
+def test_note_gap_names_a_few_and_counts_the_rest() -> None:
+    from revetly_core.connectors.commits import MAX_GAPS, note_gap
+
+    batch = SourceBatch(source="commits/code")
+    for n in range(MAX_GAPS + 5):
+        note_gap(batch, f"{n:040d}", RuntimeError("unable to read"))
+    assert batch.partial and len(batch.gaps) == MAX_GAPS + 1
+    assert batch.gaps[-1] == "more commits could not be read"

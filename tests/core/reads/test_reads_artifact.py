@@ -446,3 +446,59 @@ def test_a_read_reaches_what_its_project_imports_and_no_further(tmp_path: Path) 
     assert own["project"] == "app" and "from_project" not in own
     refusal = c.refusal("STORY-1", project="platform")
     assert refusal.code == "not-found" and "project='app'" in refusal.fix
+
+
+# -- commits connected both ways -----------------------------------------------------------------
+
+
+def test_a_brief_lists_the_commits_that_name_it_newest_first(corpus: Corpus) -> None:
+    named = corpus.read("STORY-0003")["named_by_commits"]
+    assert named["total"] == 1
+    assert [c["sha"] for c in named["listed"]] == [corpus.commit_sha]
+    assert named["listed"][0]["subject"] == "STORY-0003: more detail"
+    assert named["listed"][0]["named_in"] == "subject"
+
+
+def test_naming_commits_are_capped_and_counted(corpus: Corpus) -> None:
+    from revetly_core.reads.artifact import naming_commits
+
+    store = corpus.store()
+    try:
+        story = store.get("STORY-0003")
+        assert story is not None
+        assert naming_commits(store, story, listed=0) == {
+            "total": 1, "listed": [], "more": 1}
+        epic = store.get("EPIC-0001")
+        assert epic is not None and naming_commits(store, epic) is None
+    finally:
+        store.close()
+
+
+def test_a_commit_id_prefix_of_seven_hex_digits_resolves(corpus: Corpus) -> None:
+    assert corpus.read(corpus.commit_sha[:7])["artifact_id"] == corpus.commit_sha
+    assert corpus.read(corpus.commit_sha[:12].upper())["artifact_id"] == corpus.commit_sha
+
+
+def test_a_short_or_unknown_prefix_is_refused(corpus: Corpus) -> None:
+    assert corpus.refusal(corpus.commit_sha[:6]).code == "invalid-argument"
+    unknown = "0000000" if not corpus.commit_sha.startswith("0000000") else "fffffff"
+    assert corpus.refusal(unknown).code == "not-found"
+
+
+def test_an_ambiguous_prefix_is_refused_naming_the_candidates(tmp_path: Path) -> None:
+    from revetly_core.model import Artifact
+    from revetly_core.reads.artifact import resolve_sha_prefix
+
+    store = Store(tmp_path / "c.db")
+    try:
+        store.upsert_artifacts(
+            [Artifact(id=sha, type="commit", title="x", source="commits/c", project="acme")
+             for sha in ("abcdef1" + "0" * 33, "abcdef1" + "1" * 33)],
+            "2025-01-01T00:00:00+00:00")
+        with pytest.raises(Refusal) as caught:
+            resolve_sha_prefix(store, "abcdef1")
+        assert caught.value.code == "ambiguous"
+        assert caught.value.extra["candidates"] == ["abcdef1" + "0" * 33, "abcdef1" + "1" * 33]
+        assert resolve_sha_prefix(store, "abcdef10") == "abcdef1" + "0" * 33
+    finally:
+        store.close()

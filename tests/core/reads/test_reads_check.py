@@ -27,7 +27,8 @@ def test_a_clean_instance_is_ok(instance: Instance) -> None:
                                 related_ids=["story-0001"]),
     })
     result = instance.check()
-    assert result == {"ok": True, "files_checked": 4, "artifacts": 4, "problems": [],
+    assert result == {"ok": True, "severity_counts": {"error": 0, "warning": 0, "note": 0},
+                      "files_checked": 4, "artifacts": 4, "problems": [],
                       "dangling_links": [], "store_consulted": False}
     instance.sync()
     assert instance.check()["store_consulted"] is True

@@ -79,3 +79,13 @@ def test_the_sliding_window_finds_what_counting_every_window_finds(
     body = " ".join(body_words)
     words = text.query_words("export invoices tax")
     assert text.best_passage(body, words, window) == _naive_best(body, words, window)
+
+
+def test_record_fields_heading_a_body_are_left_out_of_its_summary() -> None:
+    from revetly_core.reads.text import summary, without_lead_fields
+
+    body = "# 2. Use it\n\nDate: 2023-09-10\n\n## Status\n\nAccepted\n\n## Context\n\nWords here.\n"
+    assert without_lead_fields(body).startswith("## Context")
+    assert summary("Use it", body) == "Use it — Words here."
+    assert without_lead_fields("**Status:** Done\n\nThe body.") == "The body."
+    assert without_lead_fields("Plain body.\nStatus: later") == "Plain body.\nStatus: later"

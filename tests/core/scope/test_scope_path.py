@@ -35,9 +35,9 @@ def test_the_walk_is_cached_by_repository_head(corpus: Corpus) -> None:
 def test_weights_subject_body_delivery_and_the_first_story(corpus: Corpus) -> None:
     out = corpus.binding(path="src/app/csv_export.py")
     stories = {b["artifact_id"]: b for b in out["behind"] if b["kind"] == "story"}
-    # STORY-0003: subject 1 + brought the file in 3; STORY-0004: body ½ + subjects 2 + delivery 1
+    # STORY-0003: subject 1 + brought the file in 3; STORY-0004: body ¼ + subjects 2 + delivery 1
     assert stories["STORY-0003"]["weight"] == 4.0
-    assert stories["STORY-0004"]["weight"] == 3.5
+    assert stories["STORY-0004"]["weight"] == 3.25
     assert stories["STORY-0004"]["commits"] == 3
     assert [b["artifact_id"] for b in out["behind"]][:2] == ["STORY-0003", "STORY-0004"]
     assert "brought the file in" in stories["STORY-0003"]["why"]

@@ -98,12 +98,13 @@ def parse_record(path: str, data: bytes, *, settings: AdrSettings, source_id: st
     """One ``NNNN-title.md`` file as a decision record, or the problems that skip it."""
     name = PurePosixPath(path).name
 
-    def problem(code: str, detail: str) -> list[FileProblem]:
-        return [FileProblem(source_id, path, code, detail, blob)]
+    def problem(code: str, detail: str, severity: str | None = None) -> list[FileProblem]:
+        return [FileProblem(source_id, path, code, detail, blob, severity)]
 
     m = _RECORD.match(name)
     if not m:
-        return problem("no-number", f"{name!r} is not an NNNN-title.md record; it is skipped")
+        return problem("no-number", f"{name!r} is not an NNNN-title.md record; it is skipped",
+                       "warning")
     if len(data) > settings.max_file_bytes:
         return problem("too-large", f"{len(data)} bytes is over the {settings.max_file_bytes}"
                                     "-byte limit")

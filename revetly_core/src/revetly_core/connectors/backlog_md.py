@@ -23,6 +23,7 @@ from revetly_core.config import Config
 from revetly_core.connectors.backlog_md_markers import (
     acceptance_criteria,
     definition_of_done,
+    final_summary,
     without_markers,
 )
 from revetly_core.connectors.backlog_md_status import (
@@ -48,7 +49,17 @@ from revetly_core.model import Artifact, HistoryEntry
 FOLDER_CANDIDATES = ("backlog", ".backlog")
 ROOT_CONFIG = "backlog.config.yml"
 _WRITTEN_ID = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)[-_ ](\d+)((?:\.\d+)*)\s*$")
-_FILE_ID = re.compile(r"^([A-Za-z][A-Za-z0-9]*-\d+(?:\.\d+)*)(?:\s+-\s+(.*))?\.md$")
+_FILE_ID = re.compile(r"^([A-Za-z][A-Za-z0-9]*-\d+(?:\.\d+)*)(?:\s*-\s*(.*))?\.md$")
+_LEGACY_FILE_ID = re.compile(
+    r"^([A-Za-z][A-Za-z0-9]*)-([A-Za-z][A-Za-z0-9]*)-(\d+(?:\.\d+)*)(?:\s*-\s*(.*))?\.md$")
+_LEGACY_REF = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)-([A-Za-z][A-Za-z0-9]*)-(\d+(?:\.\d+)*)\s*$")
+_BOLD_FIELD = re.compile(r"^\s*[-*]?\s*\*\*([A-Za-z][A-Za-z /-]{0,40}?)\s*:?\s*\*\*\s*:?\s*(.+?)\s*$")
+_ID_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z][A-Za-z0-9]*)?-\d+(?:\.\d+)*")
+BOLD_KEYS = {"status": "status", "priority": "priority", "parent": "parent_task_id",
+             "parent task": "parent_task_id", "dependencies": "dependencies",
+             "depends on": "dependencies", "assignee": "assignee", "created": "created_date",
+             "date": "created_date", "labels": "labels"}
+"""Bold ``**Key:** value`` lines an old note without frontmatter states, and the field each is."""
 ASSUMED = "assumed"
 """Problem code prefix of a file read leniently (it is served; check names what was assumed)."""
 
@@ -106,6 +117,44 @@ def iso_when(value: Any) -> str | None:
     return text if len(text) == 10 else when.isoformat()
 
 
+def is_folder_readme(name: str) -> bool:
+    """True for a folder's ``README.md``: Backlog.md's own notes about a folder, not an item."""
+    return name.casefold() == "readme.md"
+
+
+def legacy_file_id(name: str, task_families: set[str],
+                   legacy: set[str]) -> tuple[str, str] | None:
+    """(written id, title) of an old note named ``task-epic-11.2 - Title.md``: the family after
+    the task prefix is a declared legacy family; None when the name is not of that shape."""
+    m = _LEGACY_FILE_ID.match(name)
+    if not m or m.group(1).upper() not in task_families or m.group(2).upper() not in legacy:
+        return None
+    return f"{m.group(2).upper()}-{m.group(3)}", (m.group(4) or "").replace("-", " ").strip()
+
+
+def bold_fields(body: str) -> dict[str, Any]:
+    """The ``**Status:** Done`` lines heading a note written without frontmatter, as the
+    frontmatter fields they stand for (references kept as the ids they name)."""
+    out: dict[str, Any] = {}
+    for line in body.splitlines():
+        if line.startswith("## "):
+            break
+        m = _BOLD_FIELD.match(line)
+        if not m:
+            continue
+        key = BOLD_KEYS.get(m.group(1).strip().casefold())
+        if key is None or key in out:
+            continue
+        value = m.group(2).strip()
+        if key in ("dependencies", "parent_task_id"):
+            ids = _ID_TOKEN.findall(value)
+            if ids:
+                out[key] = ids if key == "dependencies" else ids[0]
+        else:
+            out[key] = value
+    return out
+
+
 def as_list(value: Any) -> list[str]:
     """A scalar or list frontmatter value as a list of non-empty strings."""
     if value is None:
@@ -134,6 +183,8 @@ class BacklogMdReader:
         self.milestones = milestones
         self.table = settings.status_table()
         self.aliases = {a.upper() for a in settings.aliases}
+        self.legacy = {f.upper() for f in settings.legacy_families}
+        self.task_families = {settings.task_prefix, *self.aliases}
 
     def prefix_of(self, kind: str) -> str:
         s = self.s
@@ -142,12 +193,17 @@ class BacklogMdReader:
 
     def normal_id(self, written: str, kind: str) -> tuple[str | None, str | None]:
         """(canonical id, assumption) of a written id for a file of this kind."""
+        legacy = self.legacy_ref(written) if kind not in ("milestone", "decision", "doc") else None
+        if legacy is not None:
+            return legacy, None
         m = _WRITTEN_ID.match(written)
         if not m:
             return None, None
         family = m.group(1).upper()
         prefix = self.prefix_of(kind)
         allowed = {prefix, *self.aliases}
+        if kind not in ("milestone", "decision", "doc"):
+            allowed |= self.legacy
         if kind in ("draft", "archived-draft"):
             allowed.add(self.s.draft_prefix)
         assumed = None
@@ -156,11 +212,23 @@ class BacklogMdReader:
             family = prefix
         elif family in self.aliases:
             family = prefix
+        if family in self.legacy:
+            return f"{family}-{m.group(2)}{m.group(3)}", None
         return f"{family}-{m.group(2)}{m.group(3)}", (
             f"{assumed}; read as {family}-{m.group(2)}{m.group(3)}" if assumed else None)
 
+    def legacy_ref(self, written: str) -> str | None:
+        """``task-epic-11.2`` as EPIC-11.2 when EPIC is a declared legacy family, else None."""
+        m = _LEGACY_REF.match(written)
+        if m and m.group(1).upper() in self.task_families and m.group(2).upper() in self.legacy:
+            return f"{m.group(2).upper()}-{m.group(3)}"
+        return None
+
     def ref(self, written: str) -> str | None:
         """A reference to another task (parent, dependency) in canonical spelling, or None."""
+        legacy = self.legacy_ref(written)
+        if legacy is not None:
+            return legacy
         m = _WRITTEN_ID.match(written)
         if not m:
             return None
@@ -174,10 +242,10 @@ class BacklogMdReader:
         kind = folder_kind(rel)
         out = Parsed(None)
 
-        def note(code: str, detail: str) -> None:
-            out.problems.append(FileProblem(self.source_id, path, code, detail, blob))
+        def note(code: str, detail: str, severity: str | None = None) -> None:
+            out.problems.append(FileProblem(self.source_id, path, code, detail, blob, severity))
 
-        if kind is None or kind == "archived-milestone":
+        if kind is None or kind == "archived-milestone" or is_folder_readme(Path(rel).name):
             return out
         if len(data) > self.s.max_file_bytes:
             note("too-large", f"{len(data)} bytes is over the {self.s.max_file_bytes}-byte limit")
@@ -192,26 +260,39 @@ class BacklogMdReader:
             note("bad-yaml", f"{exc}; the file is skipped")
             return out
         assumptions = ([decoded] if decoded else []) + list(fm.assumed)
+        data_fields = dict(fm.data)
+        if not fm.present:
+            bold = bold_fields(fm.body)
+            if bold:
+                data_fields = {**bold, **data_fields}
+                assumptions.append("fields read from its '**Key:** value' lines: "
+                                   + ", ".join(sorted(bold)))
         name = Path(rel).name
         file_match = _FILE_ID.match(name)
-        written = str(fm.data.get("id") or "").strip()
+        legacy = legacy_file_id(name, self.task_families, self.legacy) \
+            if file_match is None and kind not in ("milestone", "decision", "doc") else None
+        written = str(data_fields.get("id") or "").strip()
         if not written and file_match:
             written = file_match.group(1)
             assumptions.append(f"no id in the frontmatter: read {written!r} from the file name")
+        elif not written and legacy:
+            written = legacy[0]
+            assumptions.append(f"no id in the frontmatter: read {written!r} from the legacy "
+                               f"file name {name!r}")
         artifact_id, id_note = self.normal_id(written, kind) if written else (None, None)
         if artifact_id is None:
             note("no-id", f"no id in the frontmatter or the file name ({name!r}); "
-                          "the file is skipped")
+                          "the file is skipped", "warning")
             return out
         if id_note:
             assumptions.append(id_note)
-        title = str(fm.data.get("title") or "").strip()
+        title = str(data_fields.get("title") or "").strip()
         if not title:
             heading = re.search(r"^#\s+(.+?)\s*#*\s*$", fm.body, re.MULTILINE)
             title = heading.group(1) if heading else ""
         if not title:
             title = (file_match.group(2) or "").replace("-", " ").strip() if file_match else ""
-            title = title or artifact_id
+            title = title or (legacy[1] if legacy else "") or artifact_id
             assumptions.append(f"no title in the frontmatter: read {title!r}")
         body = without_markers(fm.body)
         art = Artifact(id=artifact_id, type="task", title=title, source=self.source_id,
@@ -220,9 +301,9 @@ class BacklogMdReader:
         metadata: dict[str, Any] = {"source_kind": "backlog-md", "folder": kind,
                                     "source_id": written}
         declared: dict[str, Any] = {}
-        created = iso_when(fm.data.get("created_date") or fm.data.get("date")
-                           or fm.data.get("created"))
-        updated = iso_when(fm.data.get("updated_date") or fm.data.get("updated"))
+        created = iso_when(data_fields.get("created_date") or data_fields.get("date")
+                           or data_fields.get("created"))
+        updated = iso_when(data_fields.get("updated_date") or data_fields.get("updated"))
         if created:
             metadata["declared_created"] = created
             art.created_at = created
@@ -231,23 +312,23 @@ class BacklogMdReader:
             art.source_updated_at = updated
         if kind == "decision":
             art.type = "decision"
-            reading = decision_status(str(fm.data.get("status") or "") or None)
+            reading = decision_status(str(data_fields.get("status") or "") or None)
             art.status = reading.status
             if reading.assumed:
                 assumptions.append(reading.assumed)
-            supersedes = [r for r in (self.ref(v) for v in as_list(fm.data.get("supersedes")))
+            supersedes = [r for r in (self.ref(v) for v in as_list(data_fields.get("supersedes")))
                           if r]
             if supersedes:
                 declared["supersedes"] = supersedes
         elif kind == "doc":
             art.type = "reference"
-            if fm.data.get("type"):
-                metadata["doc_type"] = str(fm.data["type"])
+            if data_fields.get("type"):
+                metadata["doc_type"] = str(data_fields["type"])
         elif kind == "milestone":
             art.type = self.s.milestone_type
         else:
             art.type = self.s.task_type
-            written_status = fm.data.get("status")
+            written_status = data_fields.get("status")
             reading = work_item_status(str(written_status) if written_status else None, kind,
                                        self.table)
             art.status = reading.status
@@ -255,7 +336,7 @@ class BacklogMdReader:
                 metadata["source_status"] = str(written_status)
             if reading.assumed:
                 assumptions.append(reading.assumed)
-            self._task_fields(fm.data, art, metadata, declared)
+            self._task_fields(data_fields, art, metadata, declared)
             items, from_markers = acceptance_criteria(fm.body)
             art.criteria = [i.text for i in items]
             if items:
@@ -264,6 +345,9 @@ class BacklogMdReader:
             dod = definition_of_done(fm.body)
             if dod:
                 metadata["definition_of_done"] = [i.payload() for i in dod]
+            shipped = final_summary(fm.body)
+            if shipped:
+                metadata["final_summary"] = shipped
         metadata["declared"] = declared
         art.metadata = metadata
         if assumptions:
@@ -342,9 +426,55 @@ def first_added(history: list[HistoryEntry]) -> dict[str, str]:
     return out
 
 
+COPY_MARK = "~"
+"""Joins an id shared by two files to the word that tells the second copy apart."""
+COPY_WORDS = {"task": "tasks", "completed": "completed", "draft": "drafts",
+              "archived-task": "archived", "archived-draft": "archived-draft"}
+
+
+def base_id(artifact_id: str) -> str:
+    """The id a file declares, without the suffix a second copy of it is served under."""
+    return artifact_id.split(COPY_MARK, 1)[0]
+
+
 def _key_of(artifact_id: str) -> str:
-    key = id_key(artifact_id)
+    key = id_key(base_id(artifact_id))
     return artifact_id if key is None else key.text()
+
+
+def copy_id(base: str, path: str, folder: str, taken: set[str]) -> str:
+    """The id a second file carrying ``base`` is served under: ``BACK-1~archived`` (the
+    folder it sits in), numbered ``~archived2`` when that is taken too."""
+    word = COPY_WORDS.get(folder_kind(path[len(folder):]) or "", "copy")
+    candidate, n = f"{base}{COPY_MARK}{word}", 2
+    while candidate in taken:
+        candidate, n = f"{base}{COPY_MARK}{word}{n}", n + 1
+    return candidate
+
+
+def assign_ids(bases: dict[str, str], prior: dict[str, str], folder: str,
+               added: dict[str, str]) -> dict[str, str]:
+    """path -> the id it is served under. Files sharing an id all stay served: the file that
+    already held it keeps it (a new copy never displaces it), else the ranking decides; every
+    other copy gets the id plus a suffix naming its folder, kept from pass to pass."""
+    groups: dict[str, list[str]] = {}
+    for path, base in bases.items():
+        groups.setdefault(_key_of(base), []).append(path)
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for paths in groups.values():
+        paths.sort(key=lambda p: (prior.get(p) != bases[p], _rank(p, folder, added)))
+        out[paths[0]] = bases[paths[0]]
+        taken.add(bases[paths[0]])
+        for p in paths[1:]:
+            kept = prior.get(p)
+            if kept is not None and kept != bases[p] and base_id(kept) == bases[p] \
+                    and kept not in taken:
+                out[p] = kept
+            else:
+                out[p] = copy_id(bases[p], p, folder, taken)
+            taken.add(out[p])
+    return out
 
 
 class BacklogMdConnector(FolderSource):
@@ -387,62 +517,56 @@ class BacklogMdConnector(FolderSource):
                                  milestones)
         prior_problems: dict[str, str] = {} if full else dict(cursor.get("problems", {}))
         changed = changed_paths(current, known, prior_problems, full=full)
-        prior_dups: dict[str, list[str]] = {} if full else dict(cursor.get("duplicates", {}))
-        touched = set(changed)
-        # a copy skipped as a duplicate stays skipped while it and its holder are unchanged
-        kept_dups = {p: d for p, d in prior_dups.items()
-                     if current.get(p) == d[0] and d[1] in current and d[1] not in touched}
-        changed = [p for p in changed if p not in kept_dups]
-        duplicates: dict[str, list[str]] = dict(kept_dups)
         problems = {p: b for p, b in prior_problems.items() if current.get(p) == b}
         batch.cleared_paths = set(changed) | {
             p for p, b in prior_problems.items() if current.get(p) != b}
-        live_by_path = {k.path: k.id for k in known.values()
-                        if k.path in current and not k.deleted and k.path not in changed}
-        added = first_added(history)
-        holder: dict[str, str] = {}
-        for p in sorted(live_by_path, key=lambda p: _rank(p, gf.prefix, added)):
-            holder.setdefault(_key_of(live_by_path[p]), p)
+        prior_ids = {k.path: k.id for k in known.values()
+                     if k.path in current and not k.deleted}
+        bases = {p: base_id(i) for p, i in prior_ids.items() if p not in changed}
+        parsed_now: dict[str, Artifact] = {}
         for i, path in enumerate(changed):
             if i % 500 == 0:
                 progress(f"read {self.source_id}", i, len(changed))
             parsed = reader.parse(path, gf.read(path, current[path]), current[path])
             batch.problems.extend(parsed.problems)
-            a = parsed.artifact
-            if a is None:
-                if folder_kind(path[len(gf.prefix):]) not in (None, "archived-milestone"):
+            if parsed.artifact is None:
+                bases.pop(path, None)
+                if folder_kind(path[len(gf.prefix):]) not in (None, "archived-milestone") \
+                        and not is_folder_readme(Path(path).name):
                     problems[path] = current[path]
                 continue
-            key = _key_of(a.id)
-            other = holder.get(key)
-            if other is not None and other != path:
-                if other in changed:  # both re-read now: the ranking decides
-                    keep, lose = sorted((other, path), key=lambda p: _rank(p, gf.prefix, added))
-                else:  # a file already holding the id keeps it: a new copy never displaces it
-                    keep, lose = other, path
+            parsed_now[path] = parsed.artifact
+            bases[path] = parsed.artifact.id
+        served = assign_ids(bases, prior_ids, gf.prefix, first_added(history))
+        moved = sorted(p for p, i in served.items() if p not in parsed_now and prior_ids[p] != i)
+        for path in moved:  # an unchanged file whose id shifts (its twin came or went): re-read
+            parsed = reader.parse(path, gf.read(path, current[path]), current[path])
+            batch.problems.extend(parsed.problems)
+            batch.cleared_paths.add(path)
+            if parsed.artifact is not None:
+                parsed_now[path] = parsed.artifact
+        holders = {_key_of(i): p for p, i in served.items() if i == bases[p]}
+        for path in sorted(parsed_now):
+            a = parsed_now[path]
+            a.id = served[path]
+            if a.id != bases[path]:
+                holder = holders.get(_key_of(bases[path]), "")
+                a.metadata["declared_id"] = bases[path]
+                a.metadata["id_shared_with"] = holder
                 batch.problems.append(FileProblem(
-                    self.source_id, lose, "duplicate-id",
-                    f"id {a.id} is also carried by {keep}; this copy is skipped", current[lose]))
-                duplicates[lose] = [current[lose], keep]
-                batch.cleared_paths.add(lose)
-                if lose == path:
-                    continue
-                batch.upserts = [u for u in batch.upserts if u.source_path != other]
-                live_by_path.pop(other, None)
-            holder[key] = path
-            live_by_path[path] = a.id
+                    self.source_id, path, "duplicate-id",
+                    f"id {bases[path]} is also carried by {holder}; this copy is served as "
+                    f"{a.id}", current[path], "warning"))
             batch.upserts.append(a)
-        batch.read_count = len(changed)
-        live = {live_by_path[p] for p in holder.values() if p in live_by_path}
-        upserted = {a.id for a in batch.upserts}
+        batch.read_count = len(changed) + len(moved)
+        live = set(served.values())
         for k in sorted(known.values(), key=lambda k: k.id):
-            if k.deleted or k.id in live or k.id in upserted:
+            if k.deleted or k.id in live:
                 continue
             if k.path in problems:
                 continue  # a file that broke keeps its last good artifact serving
             batch.removals.append(Removal(k.id, now, "found", "missing from the Backlog.md "
                                                                "project"))
         batch.cursor = {"head": gf.head, "milestones": digest,
-                        "duplicates": dict(sorted(duplicates.items())),
                         "problems": dict(sorted(problems.items()))}
         return batch

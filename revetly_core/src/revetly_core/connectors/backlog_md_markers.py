@@ -22,6 +22,8 @@ _CHECK_ITEM = re.compile(r"^\s{0,3}[-*]\s+\[([ xX])\]\s+(?:#(\d+)\s+)?(.*\S)\s*$
 _PLAIN_ITEM = re.compile(r"^\s{0,3}(?:[-*]|\d+[.)])\s+(.*\S)\s*$")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _AC_TITLE = re.compile(r"^acceptance[\s-]+criteria\b", re.IGNORECASE)
+_SUMMARY_TITLE = re.compile(r"^final\s+summary\b", re.IGNORECASE)
+SUMMARY_HEAD_CHARS = 500
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,16 @@ def definition_of_done(body: str) -> list[CheckItem]:
     """The Definition of Done checklist between its markers (empty when there is none)."""
     block = between_markers(body, "DOD")
     return checklist(block) if block is not None else []
+
+
+def final_summary(body: str) -> str | None:
+    """The Final Summary a task states of what shipped (between its section markers, else
+    under a "Final Summary" heading), its head kept; None when there is none or it is empty."""
+    block = between_markers(body, "SECTION:FINAL_SUMMARY")
+    if block is None:
+        block = heading_section(body, _SUMMARY_TITLE)
+    text = "\n".join(line for line in block or [] if marker_name(line) is None).strip()
+    return text[:SUMMARY_HEAD_CHARS] or None
 
 
 def without_markers(body: str) -> str:

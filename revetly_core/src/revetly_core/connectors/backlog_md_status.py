@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from revetly_core.model import DECISION_STATUSES
@@ -59,6 +60,28 @@ def folder_disagrees(kind: str, mapped: str | None) -> bool:
     return False
 
 
+STATUS_WORDS: tuple[tuple[str, str], ...] = (
+    ("not started", "ready"), ("in progress", "in-progress"), ("in-progress", "in-progress"),
+    ("in design", "in-progress"), ("in review", "in-progress"), ("completed", "done"),
+    ("complete", "done"), ("done", "done"), ("pending", "ready"), ("todo", "ready"),
+    ("to do", "ready"), ("open", "ready"), ("created", "ready"), ("ready", "ready"),
+    ("blocked", "parked"), ("on hold", "parked"), ("cancelled", "discarded"),
+    ("canceled", "discarded"), ("skipped", "discarded"),
+)
+"""Words a hand-written status line begins with, and the status each means (first match)."""
+
+
+def guess_status(written: str) -> str | None:
+    """The status a free-text status line means (``✅ COMPLETED (2025-11-14)`` is done):
+    its markup and emoji dropped, read by the word it begins with; None when unclear."""
+    text = re.sub(r"[^a-z -]+", " ", written.casefold()).strip()
+    text = " ".join(text.split())
+    for word, status in STATUS_WORDS:
+        if text == word or text.startswith(word + " "):
+            return status
+    return None
+
+
 def work_item_status(written: str | None, kind: str, table: dict[str, str]) -> StatusReading:
     """The folder's status when it fixes one, else the table's; disagreements are assumptions."""
     mapped = table.get(written.strip().casefold()) if written else None
@@ -71,6 +94,10 @@ def work_item_status(written: str | None, kind: str, table: dict[str, str]) -> S
     if not written:
         return StatusReading("ready", "no status: read as ready")
     if mapped is None:
+        guessed = guess_status(written)
+        if guessed is not None:
+            return StatusReading(guessed, f"status {written!r} is not in the declared status "
+                                          f"table; read as {guessed} from its words")
         return StatusReading("ready", f"status {written!r} is not in the declared status "
                                       "table; read as ready (map it under statuses)")
     return StatusReading(mapped)

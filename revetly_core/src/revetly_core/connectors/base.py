@@ -25,9 +25,14 @@ class FileProblem:
     code: str
     detail: str
     blob: str | None = None
+    severity: str | None = None
+    """'error', 'warning' or 'note'; None leaves it to the code (see reads/check.py)."""
 
     def payload(self) -> dict[str, Any]:
-        return {"source": self.source, "path": self.path, "code": self.code, "detail": self.detail}
+        out = {"source": self.source, "path": self.path, "code": self.code, "detail": self.detail}
+        if self.severity is not None:
+            out["severity"] = self.severity
+        return out
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,18 @@ log = logging.getLogger("revetly.connectors.commits")
 
 MAX_FILES_PER_COMMIT = 200
 """A commit touching more files than this keeps the first ones and counts the rest."""
+MAX_GAPS = 20
+"""At most this many unreadable commits are named one by one; the rest are counted."""
+
+
+def note_gap(batch: SourceBatch, sha: str, exc: Exception) -> None:
+    """Mark the batch partial and name (up to MAX_GAPS) a commit whose objects git cannot
+    read (a snapshot missing blobs or trees): the read goes on without it."""
+    batch.partial = True
+    if len(batch.gaps) < MAX_GAPS:
+        batch.gaps.append(f"{sha}: {exc}")
+    elif len(batch.gaps) == MAX_GAPS:
+        batch.gaps.append("more commits could not be read")
 
 
 def backfill_state(cursor: dict[str, Any], declared: str | None) -> dict[str, Any] | None:
@@ -83,12 +95,30 @@ class CommitsConnector:
         floor_ts = (
             dt.datetime.combine(floor, dt.time(), tzinfo=dt.UTC).timestamp() if floor else None
         )
-        for i, commit in enumerate(walker):
+        commits = iter(walker)
+        i = 0
+        while True:
+            try:
+                commit = next(commits)
+            except StopIteration:
+                break
+            except (pygit2.GitError, KeyError, ValueError) as exc:
+                note_gap(batch, "history", exc)  # the walk cannot go further back
+                batch.complete = False  # so nothing unseen is taken as removed
+                break
             if i % 200 == 0:
                 progress(f"read {self.source_id}", i, 0)
+            i += 1
             if floor_ts is not None and commit.author.time < floor_ts:
                 continue
-            batch.upserts.append(self._artifact(repo, commit))
+            try:
+                a = self._artifact(repo, commit)
+            except (pygit2.GitError, KeyError, ValueError) as exc:
+                note_gap(batch, str(commit.id), exc)
+                continue
+            if "files_unreadable" in a.metadata:
+                note_gap(batch, a.id, RuntimeError(a.metadata["files_unreadable"]))
+            batch.upserts.append(a)
         batch.read_count = len(batch.upserts)
         batch.cursor = {"head": str(head), "since": declared, **keep}
         if batch.complete:
@@ -112,8 +142,14 @@ class CommitsConnector:
         return {str(c.id) for c in walker if c.author.time < floor_ts}
 
     def _artifact(self, repo: Any, commit: Any) -> Artifact:
+        import pygit2
+
         subject, body = commit_subject_body(commit.message)
-        files = self._files(repo, commit)
+        unreadable: str | None = None
+        try:
+            files = self._files(repo, commit)
+        except (pygit2.GitError, KeyError, ValueError) as exc:
+            files, unreadable = [], str(exc)
         at = commit_time(commit)
         metadata: dict[str, Any] = {
             "repository": self.settings.name,
@@ -122,6 +158,8 @@ class CommitsConnector:
             "files": files[:MAX_FILES_PER_COMMIT],
             "declared": {},
         }
+        if unreadable is not None:
+            metadata["files_unreadable"] = unreadable
         if len(files) > MAX_FILES_PER_COMMIT:
             metadata["files_more"] = len(files) - MAX_FILES_PER_COMMIT
         if len(commit.parents) > 1:

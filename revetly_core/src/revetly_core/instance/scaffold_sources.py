@@ -7,6 +7,7 @@ source, REPO's history as a commits source, and the id families the source's fil
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -57,13 +58,39 @@ def status_table(declared: list[str]) -> tuple[dict[str, str], list[str]]:
     return table, unmapped
 
 
+LEGACY_SCAN_FILES = 20_000
+"""At most this many file names are looked at to find legacy id families."""
+
+
+def legacy_families_in(project: Path, prefix: str) -> list[str]:
+    """Default id families old task files carry after the task prefix (``task-epic-11.2 -
+    Title.md`` names EPIC), found in the project's file names."""
+    words = {f for f in DEFAULT_FAMILIES if f not in (prefix, "TASK")}
+    spelled = {prefix.casefold(), "task"}
+    found: set[str] = set()
+    seen = 0
+    for _folder, _dirs, names in os.walk(project, followlinks=False):
+        for name in names:
+            seen += 1
+            if seen > LEGACY_SCAN_FILES:
+                return sorted(found)
+            parts = name.split("-", 2)
+            if name.endswith(".md") and len(parts) == 3 and parts[0].casefold() in spelled \
+                    and parts[2][:1].isdigit() and parts[1].upper() in words:
+                found.add(parts[1].upper())
+    return sorted(found)
+
+
 def backlog_md_section(name: str, rel: str, folder: str, prefix: str,
-                       statuses: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+                       statuses: dict[str, str],
+                       legacy: list[str] | None = None) -> tuple[list[str], dict[str, str]]:
     """The [[connectors.backlog-md]] block and the id families it needs."""
     lines = ["", "[[connectors.backlog-md]]", f"name = {_q(name)}", f"path = {_q(rel)}",
              f"folder = {_q(folder)}", f"task_prefix = {_q(prefix)}"]
     if prefix != "TASK":
         lines.append('aliases = ["TASK"]')
+    if legacy:
+        lines.append("legacy_families = [" + ", ".join(_q(f) for f in legacy) + "]")
     if statuses:
         lines.append("statuses = { " + ", ".join(f"{_q(k)} = {_q(v)}"
                                                  for k, v in statuses.items()) + " }")
@@ -116,13 +143,16 @@ def scaffold_from_source(path: Path, kind: str, repo: str, *,
         declared = [str(s) for s in settings.get("statuses", []) or []
                     if isinstance(settings.get("statuses"), list)]
         statuses, unmapped = status_table(declared)
-        block, families = backlog_md_section(name, rel, folder, prefix, statuses)
+        legacy = legacy_families_in(repo_root / folder, prefix)
+        block, families = backlog_md_section(name, rel, folder, prefix, statuses, legacy)
         lines += _families_toml(families, () if prefix == "TASK" else ("TASK",))
         lines += ["", "[backlog.parents]", 'task = ["task", "epic", "story", "feature"]',
                   'story = ["feature", "epic"]', 'feature = ["epic"]',
                   'bug = ["task", "story", "feature", "epic"]']
         lines += block
         source.update(task_prefix=prefix, statuses=statuses, unmapped_statuses=unmapped)
+        if legacy:
+            source["legacy_families"] = legacy
     else:
         lines += ["", "[[connectors.adr]]", f"name = {_q(name)}", f"path = {_q(rel)}",
                   f"folder = {_q(folder)}", 'prefix = "ADR"']

@@ -2,7 +2,9 @@
 
 Brief: the artifact's own words (body verbatim, acceptance_criteria), its address and times,
 declared_links (relation -> far-end ids of the live links its own frontmatter states), the
-marks a row keeps, and full_record counting what the brief leaves out.
+marks a row keeps, named_by_commits (the commits whose messages name it, newest first, capped
+and counted), and full_record counting what the brief leaves out. A commit is read by its id
+or a prefix of at least 7 hex digits only it starts with.
 
 Full record (history_after given, or deleted='include'/'only'): the brief plus metadata,
 every link in and out, and one page of the artifact's history. history_after is read as:
@@ -64,8 +66,13 @@ LITE_ABSENT: dict[str, Any] = {"absent": True, "reason": "lite"}
 COMMIT_FIELDS = ("repository", "author", "author_email", "files", "files_more", "merge")
 """Metadata of a commit artifact its brief serves beside the record."""
 
-_FAMILY_ID = re.compile(r"^[A-Za-z][A-Za-z0-9]*-\d+(?:\.\d+)*$")  # dotted: sub-task ids
+_FAMILY_ID = re.compile(r"^[A-Za-z][A-Za-z0-9]*-\d+(?:\.\d+)*(?:~[a-z][a-z0-9-]{0,30})?$")
+"""FAMILY-NUMBER, dotted sub-task parts, and the ``~folder`` of a second file sharing an id."""
 _SHA = re.compile(r"^[0-9a-fA-F]{40}$")
+_SHA_PREFIX = re.compile(r"^[0-9a-fA-F]{7,39}$")
+NAMING_COMMITS_LISTED = 10
+"""A work item's brief lists at most this many of the commits that name it (newest first)."""
+AMBIGUOUS_LISTED = 5
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _METHOD_RANK = {"declared": 0, "explicit-ref": 1, "title-mention": 2}
 _CHUNK = 500
@@ -83,15 +90,57 @@ def _invalid(argument: str, detail: str, fix: str) -> Refusal:
 def _check_id(artifact_id: object) -> str:
     if not isinstance(artifact_id, str):
         raise _invalid("artifact_id", "artifact_id must be text",
-                       "pass an id such as STORY-0014, or a 40-hex commit id")
+                       "pass an id such as STORY-0014, or a commit id (7 to 40 hex digits)")
     value = artifact_id.strip()
-    if len(value) > MAX_ID_CHARS or not (_FAMILY_ID.match(value) or _SHA.match(value)):
+    if len(value) > MAX_ID_CHARS or not (_FAMILY_ID.match(value) or _SHA.match(value)
+                                         or _SHA_PREFIX.match(value)):
         shown = value if len(value) <= 60 else value[:57] + "..."
         raise _invalid(
-            "artifact_id", f"{shown!r} is not an artifact id (FAMILY-NUMBER or a 40-hex commit id)",
+            "artifact_id", f"{shown!r} is not an artifact id (FAMILY-NUMBER or 7 to 40 hex digits)",
             "pass an id such as STORY-0014, or search_context to find one",
         )
-    return value.lower() if _SHA.match(value) else value
+    return value.lower() if _SHA.match(value) or _SHA_PREFIX.match(value) else value
+
+
+def resolve_sha_prefix(store: Store, prefix: str) -> str | None:
+    """The commit a hex prefix of at least 7 digits names, when exactly one does; None when
+    none does; a refusal naming the candidates when several do."""
+    rows = [r[0] for r in store.conn.execute(
+        "SELECT id FROM artifacts WHERE type=? AND id >= ? AND id < ? ORDER BY id LIMIT ?",
+        (COMMIT_TYPE, prefix, prefix + "g", AMBIGUOUS_LISTED + 1))]
+    if len(rows) > 1:
+        shown = rows[:AMBIGUOUS_LISTED]
+        many = str(len(rows)) if len(rows) <= AMBIGUOUS_LISTED else f"over {AMBIGUOUS_LISTED}"
+        raise Refusal(
+            "ambiguous", f"{prefix} is the start of {many} commit ids: {', '.join(shown)}",
+            "pass more hex digits of the commit id", {"artifact_id": prefix, "candidates": shown})
+    return rows[0] if rows else None
+
+
+def naming_commits(store: Store, a: Artifact,
+                   listed: int = NAMING_COMMITS_LISTED) -> dict[str, Any] | None:
+    """The commits whose messages name this artifact (incoming links from commits), newest
+    first: at most `listed` of them, and how many there are; None when none does."""
+    rows = list(store.conn.execute(
+        "SELECT c.id, c.title, c.created_at, l.detail FROM links l JOIN artifacts c ON "
+        "c.id=l.src WHERE l.dst=? AND l.invalid_at IS NULL AND c.type=? AND c.deleted=0 "
+        "ORDER BY c.created_at DESC, c.id", (a.id, COMMIT_TYPE)))
+    if not rows:
+        return None
+    seen: dict[str, dict[str, Any]] = {}
+    for sha, subject, at, detail in rows:
+        if sha in seen:
+            continue
+        entry: dict[str, Any] = {"sha": sha, "subject": subject, "at": at}
+        where = json.loads(detail or "{}").get("in")
+        if where:
+            entry["named_in"] = where
+        seen[sha] = entry
+    commits = list(seen.values())
+    out: dict[str, Any] = {"total": len(commits), "listed": commits[:listed]}
+    if len(commits) > listed:
+        out["more"] = len(commits) - listed
+    return out
 
 
 def _check_depth(depth: object) -> int | str | None:
@@ -106,10 +155,14 @@ def _check_depth(depth: object) -> int | str | None:
 
 
 def _lookup(store: Store, artifact_id: str) -> Artifact | None:
-    """The artifact held under this id; an id differing only in case or padding finds it too."""
+    """The artifact held under this id; an id differing only in case or padding finds it too,
+    and a commit id prefix of at least 7 hex digits finds the one commit it starts."""
     found = store.get(artifact_id)
     if found is not None:
         return found
+    if _SHA_PREFIX.match(artifact_id):
+        sha = resolve_sha_prefix(store, artifact_id.lower())
+        return store.get(sha) if sha is not None else None
     key = id_key(artifact_id)
     if key is None:
         return None
@@ -224,6 +277,10 @@ def _brief(store: Store, a: Artifact, scope: ProjectScope) -> dict[str, Any]:
     if questions:
         out["open_questions"] = list(questions) if isinstance(questions, list) else [questions]
     out.update(row_marks(store, a))
+    if a.type != COMMIT_TYPE:
+        named = naming_commits(store, a)
+        if named is not None:
+            out["named_by_commits"] = named
     if a.kind == "work-item" and "revised_by" not in out:
         rev = revised_by(store, a)
         if rev:

@@ -12,6 +12,32 @@ from revetly_core.ids import IdResolver, id_key
 from revetly_core.model import WORK_ITEM_TYPES, Artifact
 from revetly_core.store.db import Store
 
+SEVERITIES = ("error", "warning", "note")
+NOTE_CODES = frozenset({"assumed"})
+"""A file read leniently: served as read, and check names what was assumed."""
+WARNING_CODES = frozenset({"duplicate-id-served", "no-id-skipped", "legacy-unread"})
+"""Named so a human looks, but nothing the schema requires is broken."""
+
+
+def problem_severity(problem: dict[str, Any]) -> str:
+    """A problem's severity: the one its source stated, else by its code (errors by default).
+    Only errors and dangling links make check fail; warnings and notes are named, not fatal."""
+    stated = problem.get("severity")
+    if stated in SEVERITIES:
+        return str(stated)
+    code = str(problem.get("code"))
+    if code in NOTE_CODES:
+        return "note"
+    return "warning" if code in WARNING_CODES else "error"
+
+
+def severity_counts(problems: list[dict[str, Any]]) -> dict[str, int]:
+    """How many problems of each severity, every severity named."""
+    out = dict.fromkeys(SEVERITIES, 0)
+    for p in problems:
+        out[problem_severity(p)] += 1
+    return out
+
 
 def parent_cycles(parents: dict[str, str]) -> list[list[str]]:
     """Every cycle in the declared parent map, each listed once from its smallest id."""
@@ -143,9 +169,13 @@ def check_instance(root: Path, config: Config, store: Store | None) -> dict[str,
     source_files, source_problems = check_declared_sources(root, config)
     problems.extend(source_problems)
     problems.sort(key=lambda p: (str(p.get("path")), p["code"], str(p.get("detail"))))
+    for problem in problems:
+        problem["severity"] = problem_severity(problem)
     dangling.sort(key=lambda d: (str(d["path"]), d["field"], d["to"]))
+    counts = severity_counts(problems)
     return {
-        "ok": not problems and not dangling,
+        "ok": counts["error"] == 0 and not dangling,
+        "severity_counts": counts,
         "files_checked": len(files) + source_files,
         "artifacts": len(arts),
         "problems": problems,

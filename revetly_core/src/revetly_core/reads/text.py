@@ -169,9 +169,35 @@ def cut_on_word(text: str, limit: int) -> tuple[str, bool]:
     return head.rstrip(" ,;:."), True
 
 
+_LEAD_FIELD = re.compile(r"^\s*(?:[-*]\s+)?\**(?:date|status|author|authors|deciders|consulted|"
+                         r"informed|priority|parent|dependencies|related tasks|technical story|"
+                         r"estimated effort)\**\s*:", re.I)
+_LEAD_SECTION = re.compile(r"^#{2,6}\s+(?:status|date)\s*#*\s*$", re.I)
+
+
+def without_lead_fields(body: str) -> str:
+    """The body from its first prose: the record fields heading it dropped (``Date: ...``,
+    ``**Status:** ...``, an adr-tools ``## Status`` section), so a summary starts with words."""
+    lines = body.splitlines()
+    i, in_section = 0, False
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip() or _LEAD_FIELD.match(line) or (line.startswith("# ") and i < 3):
+            i += 1
+        elif _LEAD_SECTION.match(line):
+            in_section = True
+            i += 1
+        elif in_section and not line.startswith("#"):
+            i += 1
+        else:
+            break
+    return "\n".join(lines[i:]) if i < len(lines) else body
+
+
 def summary(title: str, body: str) -> str:
-    """The stated title, then the first 280 characters of the prose, cut on a word and marked …."""
-    head, cut = cut_on_word(prose(body), SUMMARY_CHARS)
+    """The stated title, then the first 280 characters of the prose (record fields heading it
+    left out), cut on a word and marked …."""
+    head, cut = cut_on_word(prose(without_lead_fields(body)), SUMMARY_CHARS)
     text = f"{title} — {head}" if head else title
     return text + "…" if cut else text
 

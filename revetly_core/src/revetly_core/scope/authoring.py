@@ -1,7 +1,8 @@
 """get_authoring_context: the one bundle a new story is drafted from.
 
 The nearest backlog (the keyword leg and its feedback leg, fused by rank) as slim briefs;
-related, a search at the bundle's limit that does not repeat the backlog; and binding, what
+related, a search at the bundle's limit that does not repeat the backlog; paths, the code
+files the commits naming that backlog touched (scope/story_paths.py); and binding, what
 already binds that backlog, with the topic's own decision notes joining after the walk's.
 """
 
@@ -27,6 +28,7 @@ from revetly_core.scope.arguments import check_limit, check_topic
 from revetly_core.scope.binding import artifacts_by_id, bind, statement_texts
 from revetly_core.scope.context import ScopeContext
 from revetly_core.scope.members import walk_members
+from revetly_core.scope.story_paths import paths_block
 from revetly_core.scope.topic import match_topic
 
 DEFAULT_LIMIT = 5
@@ -43,7 +45,8 @@ POINTERS_NOTE = ("rows past the first fifteen are pointers; the statement itself
                  "get_scope(question='binding') on the member it bears on, or get_artifact on "
                  "its id")
 NOTHING_FOUND = "the bundle found no backlog for this topic, so binding gathered nothing"
-RELATED_CUTS = [Cut(("related", "passages"), "truncated_passages"),
+RELATED_CUTS = [Cut(("paths", "listed"), "truncated"),
+                Cut(("related", "passages"), "truncated_passages"),
                 Cut(("related", "facts"), "truncated_facts"),
                 Cut(("related", "artifacts"), "truncated_artifacts")]
 RELATED_KEYS = ("artifacts", "passages", "facts", "deterministic_facts", "facts_truncated",
@@ -214,6 +217,7 @@ def get_authoring_context(
         "topic": text,
         "backlog": backlog,
         "related": related_block(ctx, text, size, project, set(ids)),
+        "paths": paths_block(ctx.config, ctx.store, ids),
         "binding": binding,
     }
     payload.update(envelope(ctx.config, ctx.store, scope))

@@ -23,6 +23,7 @@ from revetly_core.store.db import row_to_artifact
 
 DRIFT_CUTS = [
     Cut(("clean",), "clean_truncated"),
+    Cut(("checked_in_source",), "checked_in_source_truncated"),
     Cut(("no_criteria_declared",), "no_criteria_declared_truncated"),
     Cut(("done_without_record",), "done_without_record_truncated"),
     Cut(("delivered",), "delivered_truncated"),
@@ -120,6 +121,68 @@ def classify(d: Delivery) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return delivered, departures
 
 
+def checklist_evidence(item: Artifact) -> dict[str, Any] | None:
+    """What a Backlog.md task states of its own delivery: each acceptance criterion checked or
+    not, its Definition of Done and its Final Summary; None when it states none of them."""
+    checked = item.metadata.get("criteria_checked")
+    dod = item.metadata.get("definition_of_done")
+    summary = item.metadata.get("final_summary")
+    marks = [bool(c) for c in checked] if isinstance(checked, list) else []
+    if not marks and not dod and not summary:
+        return None
+    out: dict[str, Any] = {"criteria_checked": marks}
+    if isinstance(dod, list) and dod:
+        out["definition_of_done"] = {"total": len(dod),
+                                     "checked": sum(1 for d in dod if d.get("checked"))}
+    if summary:
+        out["final_summary"] = str(summary)
+    return out
+
+
+def classify_checklist(item: Artifact,
+                       evidence: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A done task read from its own checklist: asked (each criterion) against shipped (its
+    check mark); an unchecked criterion or Definition of Done item is a departure."""
+    marks: list[bool] = evidence["criteria_checked"]
+    departures: list[dict[str, Any]] = []
+    for pos, (text, done) in enumerate(zip(item.criteria, marks, strict=False), start=1):
+        if not done:
+            departures.append({"artifact_id": item.id, "record": None, "criterion": pos,
+                               "text": text, "verdict": "unchecked",
+                               "criterion_declared": True, "evidence": "checklist"})
+    dod = evidence.get("definition_of_done")
+    open_dod = dod["total"] - dod["checked"] if dod else 0
+    if not item.criteria:
+        state = "no_criteria_declared"
+    elif departures or open_dod:
+        state = "departures"
+    else:
+        state = "clean"
+    row: dict[str, Any] = {
+        "artifact_id": item.id, "title": item.title, "status": item.status,
+        "flipped_at": item.source_updated_at, "clock": "source", "evidence": "checklist",
+        "criteria": len(item.criteria), "checked": sum(marks[:len(item.criteria)]),
+        "state": state,
+    }
+    if dod:
+        row["definition_of_done"] = dod
+    if evidence.get("final_summary"):
+        row["final_summary"] = evidence["final_summary"]
+    return row, departures
+
+
+def _full_items(ctx: ScopeContext, ids: list[str]) -> dict[str, Artifact]:
+    """The done items drift reads the checklists of, whole."""
+    out: dict[str, Artifact] = {}
+    for start in range(0, len(ids), 500):
+        part = ids[start : start + 500]
+        marks = ",".join("?" * len(part))
+        for r in ctx.store.conn.execute(f"SELECT * FROM artifacts WHERE id IN ({marks})",
+                                        tuple(part)):
+            out[r["id"]] = row_to_artifact(r)
+    return out
+
+
 _ITEM_COLUMNS = "id, type, title, status, source_updated_at"
 
 
@@ -185,14 +248,24 @@ def drift(ctx: ScopeContext, scope: ProjectScope, root: str | None, window: Wind
         departures.extend(departs)
     delivered.sort(key=lambda r: (r["delivered_at"] or "", r["artifact_id"], r["record"]),
                    reverse=True)
-    without = [
-        {"artifact_id": a.id, "title": a.title, "status": a.status,
-         "flipped_at": a.source_updated_at, "clock": "source"}
-        for a in items.values()
-        if a.status == "done" and a.id not in recorded and a.type in SHIPPED_TYPES
-        and (not window.bounded or window.holds(a.source_updated_at))
-    ]
+    unrecorded = [a.id for a in items.values()
+                  if a.status == "done" and a.id not in recorded and a.type in SHIPPED_TYPES
+                  and (not window.bounded or window.holds(a.source_updated_at))]
+    whole = _full_items(ctx, unrecorded)
+    without: list[dict[str, Any]] = []
+    checked: list[dict[str, Any]] = []
+    for aid in unrecorded:
+        a = whole.get(aid, items[aid])
+        evidence = checklist_evidence(a)
+        if evidence is not None:
+            row, departs = classify_checklist(a, evidence)
+            checked.append(row)
+            departures.extend(departs)
+            continue
+        without.append({"artifact_id": a.id, "title": a.title, "status": a.status,
+                        "flipped_at": a.source_updated_at, "clock": "source"})
     without.sort(key=lambda r: (r["flipped_at"] or "", r["artifact_id"]), reverse=True)
+    checked.sort(key=lambda r: (r["flipped_at"] or "", r["artifact_id"]), reverse=True)
     no_criteria = [{"artifact_id": r["artifact_id"], "record": r["record"]}
                    for r in delivered if r["state"] == "no_criteria_declared"]
     clean = [r["artifact_id"] for r in delivered if r["state"] == "clean"]
@@ -207,10 +280,13 @@ def drift(ctx: ScopeContext, scope: ProjectScope, root: str | None, window: Wind
             "with_departures": sum(1 for r in delivered if r["state"] == "departures"),
             "no_criteria_declared": len(no_criteria),
             "done_without_record": len(without),
+            "checked_in_source": len(checked),
+            "checked_clean": sum(1 for r in checked if r["state"] == "clean"),
             "departures": len(departures),
         },
     }
     for key, rows in (("delivered", delivered), ("departures", departures),
+                      ("checked_in_source", checked),
                       ("done_without_record", without), ("no_criteria_declared", no_criteria),
                       ("clean", clean)):
         listed, report = _capped(rows, limit)

@@ -25,6 +25,11 @@ class PathCommit:
     subject: str
     body: str
     path: str
+    change: str = "modified"
+    """'added' where the commit brought the path in, 'renamed' where it took it from another
+    name, 'deleted' where it removed it, else 'modified'."""
+    unread: bool = False
+    """True when git could not read the blobs a rename check needs here (taken as added)."""
 
 
 def _entry(tree: Any, path: str) -> Any:
@@ -35,14 +40,30 @@ def _entry(tree: Any, path: str) -> Any:
         return None
 
 
+class Unreadable(Exception):
+    """Git cannot read an object the walk needs (a snapshot missing blobs)."""
+
+
 def _renamed_from(repo: Any, parent: Any, commit: Any, path: str) -> str | None:
-    """The old path when this commit brought `path` in by renaming another file."""
-    diff = repo.diff(parent.tree, commit.tree)
-    diff.find_similar()
+    """The old path when this commit brought `path` in by renaming another file; raises
+    Unreadable when the blobs a rename check needs are missing."""
+    import pygit2
+
+    try:
+        diff = repo.diff(parent.tree, commit.tree)
+        diff.find_similar()
+    except (pygit2.GitError, KeyError, ValueError) as exc:
+        raise Unreadable(str(exc)) from exc
     for delta in diff.deltas:
         if delta.new_file.path == path and delta.old_file.path != path:
             return str(delta.old_file.path)
     return None
+
+
+def brought_in(history: list[PathCommit]) -> PathCommit | None:
+    """The commit that added the path (renames followed back to the oldest name): the oldest
+    'added' entry of a newest-first history; None when the history never shows one."""
+    return next((c for c in reversed(history) if c.change == "added"), None)
 
 
 def _iso(commit: Any) -> str:
@@ -80,12 +101,21 @@ def follow(repo: Any, path: str) -> list[PathCommit]:
             continue
         message = commit.message or ""
         subject, _, body = message.partition("\n")
+        change = "deleted" if here is None else "modified"
+        old = None
+        unread = False
+        if here is not None and (not parents or all(b is None for b in before)):
+            change = "added"
+            if len(parents) == 1:
+                try:
+                    old = _renamed_from(repo, parents[0], commit, current)
+                except Unreadable:
+                    unread = True  # say so and keep going: the path is taken as added here
+                change = "renamed" if old is not None else "added"
         out.append(PathCommit(str(commit.id), _iso(commit), subject.strip(), body.strip(),
-                              current))
-        if len(parents) == 1 and here is not None and before[0] is None:
-            old = _renamed_from(repo, parents[0], commit, current)
-            if old is not None:
-                current = old
+                              current, change, unread))
+        if old is not None:
+            current = old
     return out
 
 
