@@ -58,7 +58,7 @@ def test_the_pool_does_not_depend_on_the_limit_and_holds_the_largest_limit() -> 
 
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(words=st.lists(st.sampled_from(WORDS + ("STORY-0021", "DEC-0003", "criterion")),
+@given(words=st.lists(st.sampled_from((*WORDS, "STORY-0021", "DEC-0003", "criterion")),
                       min_size=1, max_size=4),
        k=st.integers(min_value=1, max_value=MAX_LIMIT - 1), data=st.data())
 def test_top_k_is_a_prefix_of_top_k_plus_n(
