@@ -91,3 +91,12 @@ def bench(session: nox.Session) -> None:
     session.run("python", "bench/bench_mcp.py", *session.posargs)
     session.run("python", "bench/bench_governed.py")
     session.run("python", "bench/bench_sources.py")
+
+
+@nox.session
+def eval(session: nox.Session) -> None:
+    """Revetly vs a plain FTS5 index on labelled real corpora: `nox -s eval -- CORPUS_DIR ... [--ablate]`."""
+    if not session.posargs:
+        session.error("name one or more corpus folders (each with corpus/ and labels/) after --")
+    session.install(*PACKAGES)
+    session.run("python", "bench/eval_real.py", *session.posargs)

@@ -276,3 +276,9 @@ def test_adr_folder_outside_the_repository_and_lower_case_prefix_are_refused() -
 def test_two_sources_with_one_name_are_refused() -> None:
     assert _refused_setting({"ids": {"families": {"ADR": "decision"}}, "connectors": {
         "adr": [{"name": "a", "path": "."}, {"name": "a", "path": "x"}]}}) == "connectors.adr.1.name"
+
+
+def test_ranking_takes_the_feedback_legs_share_beside_the_signal_weights() -> None:
+    config = parse_config({"ranking": {"feedback": 0.5, "recency": 90.0}})
+    assert config.ranking == {"feedback": 0.5, "recency": 90.0}
+    assert "legs: feedback" in refusal_of({"ranking": {"freshness": 1.0}}).detail

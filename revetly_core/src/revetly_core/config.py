@@ -232,6 +232,8 @@ class AuthSection(_Strict):
 
 
 RANKING_SIGNALS = ("exact-id", "recency", "provenance", "link-count", "kind", "superseded")
+RANKING_LEGS = ("feedback",)
+"""[ranking] also sets the share of each optional leg (0 switches the leg off)."""
 
 
 class Config(_Strict):
@@ -252,8 +254,9 @@ class Config(_Strict):
     @classmethod
     def _ranking(cls, value: dict[str, float]) -> dict[str, float]:
         for name, weight in value.items():
-            if name not in RANKING_SIGNALS:
-                raise ValueError(f"unknown signal {name!r} (signals: {', '.join(RANKING_SIGNALS)})")
+            if name not in RANKING_SIGNALS + RANKING_LEGS:
+                raise ValueError(f"unknown signal {name!r} (signals: {', '.join(RANKING_SIGNALS)}; "
+                                 f"legs: {', '.join(RANKING_LEGS)})")
             if weight < 0:
                 raise ValueError(f"signal {name!r} needs a weight ≥ 0")
         return value

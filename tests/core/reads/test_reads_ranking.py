@@ -24,9 +24,26 @@ def test_exact_id_applies_only_to_backlog_families() -> None:
 
 
 def test_recency_halves_per_half_life_behind_the_freshest_row() -> None:
-    freshest = dt.date(2025, 1, 1) + dt.timedelta(days=180)
-    assert ranking.recency_signal(cand(), freshest, 180) == 0.5
+    freshest = dt.date(2025, 1, 1) + dt.timedelta(days=30)
+    assert ranking.recency_signal(cand(), freshest, 180) == 0.5 ** (30 / 180)
     assert ranking.recency_signal(cand(when=freshest.isoformat()), freshest, 180) == 1.0
+
+
+def test_recency_never_weighs_an_old_row_below_its_floor() -> None:
+    """Regression (issue 12): a 180-day half-life buried old items the words pointed at."""
+    freshest = dt.date(2035, 1, 1)
+    assert ranking.recency_signal(cand(), freshest, 180) == ranking.RECENCY_FLOOR
+
+
+def test_recency_is_off_by_default() -> None:
+    assert ranking.weights({})["recency"] == 0.0
+    assert ranking.recency_signal(cand(), dt.date(2035, 1, 1), 0.0) == 1.0
+    assert ranking.weights({"recency": 90.0})["recency"] == 90.0
+
+
+def test_the_feedback_leg_is_off_by_default_and_an_instance_may_turn_it_on() -> None:
+    assert ranking.leg_share({}, "feedback") == 0.0
+    assert ranking.leg_share({"feedback": 0.5}, "feedback") == 0.5
 
 
 def test_recency_never_ages_binding_notes() -> None:

@@ -100,7 +100,15 @@ def test_a_declared_alias_answers_for_its_term(corpus: Instance) -> None:
     assert "STORY-0003" in ids(search(corpus, "SSO"))
 
 
+def test_feedback_leg_is_off_by_default(corpus: Instance) -> None:
+    p = search(corpus, "dunning", limit=10)
+    assert {a["method"] for a in p["artifacts"]} == {"keyword (english stemming)"}
+
+
 def test_feedback_leg_reaches_rows_in_other_words_and_labels_them(corpus: Instance) -> None:
+    cfg = corpus.git.read("revetly.toml") + "\n[ranking]\nfeedback = 0.5\n"
+    corpus.git.write_and_commit({"revetly.toml": cfg}, "feedback leg on", when=T0 + 2 * DAY)
+    corpus.sync()
     p = search(corpus, "dunning", limit=10)
     methods = {a["artifact_id"]: a["method"] for a in p["artifacts"]}
     assert methods["STORY-0002"] == "keyword (english stemming)"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from revetly_core.model import Artifact
-from revetly_core.store.keyword import BACKENDS, Backend, KeywordIndex, KeywordSearcher
+from revetly_core.store.keyword import BACKENDS, Backend, KeywordIndex, KeywordSearcher, population
 
 
 def art(aid: str, title: str, body: str = "", type: str = "story", **kw: object) -> Artifact:
@@ -139,3 +139,49 @@ def test_idf_is_zero_for_absent_terms_and_higher_for_rarer_ones(index: KeywordIn
         assert s.idf("zebra") == 0.0
         common, rare = s.idf("invoic"), s.idf("theme")
         assert rare > common > 0
+
+
+COMMIT = art("a" * 40, "Retry the payment job", "payment payment payment", type="commit")
+
+
+def population_search(ix: KeywordIndex, text: str, population: str | None) -> list[str]:
+    with ix.searcher() as s:
+        return [i for i, _ in s.search(units(text), 10, any_unit=True,
+                                        population=population)]  # type: ignore[arg-type]
+
+
+def test_a_document_belongs_to_the_commits_or_the_records_population() -> None:
+    assert population(COMMIT) == "commits"
+    assert {population(d) for d in DOCS} == {"records"}
+
+
+def test_each_population_is_searched_apart_or_both_together(tmp_path: Path, backend: Backend) -> None:
+    ix = KeywordIndex(tmp_path / "index", backend)
+    ix.rebuild([*DOCS, COMMIT], len(DOCS) + 1, revision=1)
+    assert population_search(ix, "payment", "commits") == [COMMIT.id]
+    assert COMMIT.id not in population_search(ix, "payment", "records")
+    assert set(population_search(ix, "payment", None)) == {"STORY-0001", "STORY-0002", COMMIT.id}
+
+
+def test_commits_do_not_change_how_rare_a_word_is_among_records(
+    tmp_path: Path, backend: Backend
+) -> None:
+    """Regression (issue 12): commit subjects skewed BM25's statistics for tasks."""
+    plain = KeywordIndex(tmp_path / "plain", backend)
+    plain.rebuild(DOCS, len(DOCS), revision=1)
+    mixed = KeywordIndex(tmp_path / "mixed", backend)
+    many = [art(f"{n:040x}", "payment payment", type="commit") for n in range(1, 30)]
+    mixed.rebuild([*DOCS, *many], len(DOCS) + len(many), revision=1)
+    with plain.searcher() as a, mixed.searcher() as b:
+        alone = a.search(units("payment"), 10, population="records")
+        beside = b.search(units("payment"), 10, population="records")
+    assert [i for i, _ in alone] == [i for i, _ in beside]
+    assert [round(s, 6) for _, s in alone] == [round(s, 6) for _, s in beside]
+
+
+def test_an_update_moves_a_document_between_populations_cleanly(index: KeywordIndex) -> None:
+    index.update([COMMIT], set(), revision=2)
+    assert population_search(index, "payment", "commits") == [COMMIT.id]
+    index.update([art(COMMIT.id, "Now a story about payment", type="story")], {COMMIT.id}, revision=3)
+    assert population_search(index, "payment", "commits") == []
+    assert COMMIT.id in population_search(index, "payment", "records")

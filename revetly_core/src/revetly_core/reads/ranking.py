@@ -11,13 +11,23 @@ from revetly_core.model import STATEMENT_NOTE_TYPES
 
 DEFAULT_WEIGHTS: dict[str, float] = {
     "exact-id": 4.0,
-    "recency": 180.0,
+    "recency": 0.0,
     "provenance": 1.0,
     "link-count": 0.1,
     "kind": 0.6,
     "superseded": 0.5,
 }
 """Signal name -> default weight; revetly.toml [ranking] overrides any of them."""
+
+LEG_SHARES: dict[str, float] = {
+    "feedback": 0.0,
+}
+"""Leg name -> how much its best row counts against the keyword leg's best (0 switches it off);
+revetly.toml [ranking] overrides it like a signal weight."""
+
+RECENCY_FLOOR = 0.75
+"""However old a row is, recency never weighs it below this: it orders near-ties, it never
+buries an old row the words point at."""
 
 PROVENANCE_TABLE: dict[str, float] = {
     "source-of-record": 1.0,
@@ -47,6 +57,11 @@ def weights(overrides: Mapping[str, float]) -> dict[str, float]:
     return merged
 
 
+def leg_share(overrides: Mapping[str, float], leg: str) -> float:
+    """The leg's share, the instance's [ranking] value winning over LEG_SHARES."""
+    return float(overrides.get(leg, LEG_SHARES[leg]))
+
+
 def exact_id_signal(c: Candidate, query_ids: set[str], backlog_families: set[str], w: float) -> float:
     """× weight when the query names this row's id and its family is a backlog family."""
     if c.artifact_id in query_ids and c.family in backlog_families:
@@ -64,14 +79,15 @@ def _date(value: str | None) -> dt.date | None:
 
 
 def recency_signal(c: Candidate, freshest: dt.date | None, half_life_days: float) -> float:
-    """Halves per half-life behind the freshest gathered row; binding notes never age."""
+    """Halves per half-life behind the freshest gathered row, never below RECENCY_FLOOR;
+    binding notes never age; a half-life of 0 switches it off."""
     if c.artifact_type in STATEMENT_NOTE_TYPES or half_life_days <= 0:
         return 1.0
     when = _date(c.when)
     if when is None or freshest is None:
         return 1.0
     age = max(0, (freshest - when).days)
-    return float(0.5 ** (age / half_life_days))
+    return max(RECENCY_FLOOR, float(0.5 ** (age / half_life_days)))
 
 
 def provenance_signal(c: Candidate, w: float) -> float:

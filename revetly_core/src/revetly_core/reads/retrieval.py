@@ -1,4 +1,4 @@
-"""Fusion of the keyword legs and the reorder rules applied after the signals."""
+"""Fusion of the keyword legs (by relative BM25 score) and the reorder rules applied after the signals."""
 
 from __future__ import annotations
 
@@ -15,11 +15,24 @@ PULL_REVISING = False
 PULL_REVISING_TOP = 5
 PULL_REVISING_MAX = 2
 RANK_OFFSET = 10
-"""A row at rank r on a leg contributes 1 / (RANK_OFFSET + r)."""
+"""A row at rank r on a leg contributes 1 / (RANK_OFFSET + r) (fusion by rank, `fuse`)."""
 FEEDBACK_SHARE = 0.5
-"""The feedback leg's contribution counts half of the keyword leg's."""
+"""The feedback leg counts half of the keyword leg (by rank in `fuse`; search reads its share
+from [ranking] feedback)."""
+REORDER_REACH = 10
+"""A reorder rule moves a note only when it stands in the first REORDER_REACH rows (never `limit`)."""
 
 _CRITERIA_WORDS = re.compile(r"\b(?:ACs?\s*\d+|ACs\b|AC\d+|criterion|criteria|acceptance)", re.I)
+
+
+def relative_scores(hits: Sequence[tuple[str, float]], share: float = 1.0) -> list[tuple[str, float]]:
+    """A leg's scores as fractions of its best row's, times the leg's share (best row = share)."""
+    if not hits:
+        return []
+    top = max(score for _, score in hits)
+    if top <= 0:
+        return [(artifact_id, share) for artifact_id, _ in hits]
+    return [(artifact_id, share * max(score, 0.0) / top) for artifact_id, score in hits]
 
 
 def leg_score(rank: int, share: float = 1.0) -> float:
@@ -28,11 +41,24 @@ def leg_score(rank: int, share: float = 1.0) -> float:
 
 
 def fuse(legs: Sequence[tuple[Sequence[str], float]]) -> dict[str, tuple[float, frozenset[int]]]:
-    """id -> (fused score, legs that reached it): a row stands at its better leg, never the sum."""
+    """By rank: id -> (fused score, legs that reached it); a row stands at its better leg."""
     fused: dict[str, tuple[float, frozenset[int]]] = {}
     for leg_index, (ids, share) in enumerate(legs):
         for rank, artifact_id in enumerate(ids, start=1):
             score = leg_score(rank, share)
+            prior_score, prior_legs = fused.get(artifact_id, (0.0, frozenset()))
+            fused[artifact_id] = (max(score, prior_score), prior_legs | {leg_index})
+    return fused
+
+
+def fuse_scores(
+    legs: Sequence[tuple[Sequence[tuple[str, float]], float]],
+) -> dict[str, tuple[float, frozenset[int]]]:
+    """id -> (fused score, legs that reached it): each leg's relative score times its share;
+    a row stands at its better leg, never the sum."""
+    fused: dict[str, tuple[float, frozenset[int]]] = {}
+    for leg_index, (hits, share) in enumerate(legs):
+        for artifact_id, score in relative_scores(hits, share):
             prior_score, prior_legs = fused.get(artifact_id, (0.0, frozenset()))
             fused[artifact_id] = (max(score, prior_score), prior_legs | {leg_index})
     return fused

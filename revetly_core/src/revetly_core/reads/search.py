@@ -22,8 +22,12 @@ from revetly_core.store.keyword import Alternatives, KeywordIndex, KeywordSearch
 MAX_QUERY_CHARS = 2_000
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 10
-POOL_FACTOR = 4
-MIN_POOL = 40
+POOL = MAX_LIMIT
+"""Rows each leg gathers before the signals weigh them: fixed, so a search's top k is the
+prefix of its top k + n whatever limit asks for."""
+AND_ENOUGH = DEFAULT_LIMIT
+"""The keyword leg keeps its every-word answer when it finds at least this many rows, else
+widens to any word (fixed, never read from limit)."""
 FEEDBACK_ROWS = 3
 """How many of the first answer's best rows lend their distinctive words to the feedback leg."""
 FEEDBACK_TERMS = 3
@@ -32,8 +36,9 @@ FACTS_NEAR_TOP = 3
 METHOD_KEYWORD = "keyword (english stemming)"
 METHOD_FEEDBACK = "keyword (english stemming, feedback terms)"
 METHOD_REVISES = "revises"
-PULLED_LEG = 2
-"""The leg index a row pulled in by PULL_REVISING stands on."""
+RECORDS_LEG, COMMITS_LEG, FEEDBACK_LEG, PULLED_LEG = 0, 1, 2, 3
+"""The legs a row can stand on: the keyword leg over records, over commits (each population on
+its own statistics), the feedback leg, and a PULL_REVISING pull."""
 LITE_ABSENT = {"absent": True, "reason": "lite"}
 INFERRED_VALUES = (None, "all")
 FACT_RELATIONS = {"parent": "hangs under", "delivers": "delivers", "supersedes": "supersedes",
@@ -104,6 +109,20 @@ def feedback_terms(bodies: list[str], own: set[str], searcher: KeywordSearcher) 
     ]
     scored.sort(key=lambda s: (-s[0], s[1]))
     return [t for _, t in scored[:FEEDBACK_TERMS]]
+
+
+def _feedback_leg(
+    store: Store, searcher: KeywordSearcher, units: list[Alternatives],
+    first: list[tuple[str, float]], share: float,
+) -> list[tuple[str, float]]:
+    """The query widened by the distinctive words of the keyword leg's best rows (any word)."""
+    own_terms = {t for u in units for alt in u for t in alt}
+    best = [a for a in (store.get(i) for i, _ in first[:FEEDBACK_ROWS]) if a is not None]
+    extra = feedback_terms([a.title + "\n" + a.body for a in best], own_terms, searcher)
+    if not extra:
+        return []
+    return searcher.search(units + [[[t]] for t in extra], POOL, any_unit=True,
+                           population="records")
 
 
 @dataclass
@@ -270,20 +289,16 @@ def search_context(
     if index.revision() is None:
         raise Refusal("not-synced", "the keyword index is missing or torn",
                       "run `revetly sync` (it rebuilds the index)")
-    pool = max(limit * POOL_FACTOR, MIN_POOL)
     words = query_words(text)
     searcher = index.shared_searcher()
     units = alias_units(text, config.extraction.aliases, searcher)
-    first = [i for i, _ in searcher.search(units, pool, enough=limit)]
-    own_terms = {t for u in units for alt in u for t in alt}
-    best = [a for a in (store.get(i) for i in first[:FEEDBACK_ROWS]) if a is not None]
-    extra = feedback_terms([a.title + "\n" + a.body for a in best], own_terms, searcher)
-    second = [
-        i for i, _ in searcher.search(units + [[[t]] for t in extra], pool, any_unit=True)
-    ] if extra else []
-    fused = retrieval.fuse([(first, 1.0), (second, retrieval.FEEDBACK_SHARE)])
+    first = searcher.search(units, POOL, enough=AND_ENOUGH, population="records")
+    commits = searcher.search(units, POOL, enough=AND_ENOUGH, population="commits")
+    share = ranking.leg_share(config.ranking, "feedback")
+    second = _feedback_leg(store, searcher, units, first, share) if share > 0 else []
+    fused = retrieval.fuse_scores([(first, 1.0), (commits, 1.0), (second, share)])
     gathered, withheld = _gather(store, fused, scope, deleted)
-    order = _rank(config, store, gathered, text, limit)
+    order = _rank(config, store, gathered, text)
     rows = {g.artifact.id: g for g in gathered}
     if retrieval.PULL_REVISING:
         for note, _item in retrieval.pull_revising(
@@ -360,10 +375,10 @@ def _gather(
     return out, withheld
 
 
-def _rank(
-    config: Config, store: Store, gathered: list[Gathered], query: str, limit: int
-) -> list[str]:
-    """Order gathered rows: fused score × signals, ties by id, then the reorder rules."""
+def _rank(config: Config, store: Store, gathered: list[Gathered], query: str) -> list[str]:
+    """Order gathered rows: fused score × signals, ties by id, then the reorder rules.
+
+    Nothing here reads the served limit: the order is the same whatever limit cuts it."""
     if not gathered:
         return []
     weights = ranking.weights(config.ranking)
@@ -400,8 +415,8 @@ def _rank(
     }
     names = _stated_names(store, order)
     retrieval.newer_decision_first(order, rows, names)
-    retrieval.criteria_note_first(order, rows, names, limit)
-    retrieval.revising_note_first(order, rows, _revising(store, order), limit)
+    retrieval.criteria_note_first(order, rows, names, retrieval.REORDER_REACH)
+    retrieval.revising_note_first(order, rows, _revising(store, order), retrieval.REORDER_REACH)
     return order
 
 
@@ -444,7 +459,7 @@ _NO_KEY = _NoKey()
 
 def _method(g: Gathered) -> str:
     """Which leg reached the row: the keyword leg, the feedback leg only, or a revises pull."""
-    if 0 in g.legs:
+    if g.legs & {RECORDS_LEG, COMMITS_LEG}:
         return METHOD_KEYWORD
     return METHOD_REVISES if PULLED_LEG in g.legs else METHOD_FEEDBACK
 

@@ -1,5 +1,9 @@
 """The keyword index: BM25 over each artifact's own id, title and body, English stemming.
 
+Commits and every other record are two populations, each scored on its own statistics (a
+commit's one-line subject would otherwise skew the term rarity and the lengths a task is
+measured against); a search names the population it asks, or gets both.
+
 One facade (`KeywordIndex`) over two backends that index the same analysed text: SQLite FTS5
 (the default) and whoosh. The analysis, the indexed text and the query shape live here, once.
 """
@@ -17,7 +21,7 @@ from typing import Literal
 from revetly_core.model import Artifact
 from revetly_core.reads.text import STOPWORDS
 
-INDEX_FORMAT = 4
+INDEX_FORMAT = 5
 """Bumped when what the index holds or how it tokenizes changes: the next pass rebuilds it."""
 TITLE_BOOST = 3
 """How many times the id and title are indexed ahead of the body: a title word weighs three."""
@@ -32,6 +36,9 @@ DEFAULT_BACKEND: Backend = "fts5"
 TOKEN_PATTERN = r"[A-Za-z][A-Za-z0-9]*-\d+|\w+(?:\.?\w+)*"
 """Words, except that an id such as STORY-012 stays one token rather than 'story' and '012'."""
 _TOKEN = re.compile(TOKEN_PATTERN)
+
+Population = Literal["records", "commits"]
+POPULATIONS: tuple[Population, ...] = ("records", "commits")
 
 Alternatives = list[list[str]]
 """One unit of a query: its alternative spellings, each a list of stemmed terms."""
@@ -53,6 +60,11 @@ def analyze(text: str) -> list[str]:
         if len(word) >= MIN_TERM_LENGTH and word not in STOPWORDS:
             terms.append(stem(word))
     return terms
+
+
+def population(a: Artifact) -> Population:
+    """The population a document is scored within: commits apart from every other record."""
+    return "commits" if a.type == "commit" else "records"
 
 
 def indexed_text(a: Artifact) -> str:
@@ -90,24 +102,28 @@ class KeywordSearcher(ABC):
 
     def search(
         self, units: list[Alternatives], limit: int, *, any_unit: bool = False,
-        enough: int | None = None,
+        enough: int | None = None, population: Population | None = None,
     ) -> list[tuple[str, float]]:
         """(id, score) best first: AND over units unless any_unit, widened to OR when AND finds
-        fewer than `enough` (default: limit) rows."""
+        fewer than `enough` (default: limit) rows; one population, or both (None)."""
         live = [[a for a in u if a] for u in units]
         live = [u for u in live if u]
         if not live:
             return []
         hits: list[tuple[str, float]] = []
         for every in ((False,) if any_unit else (True, False)):
-            hits = self.query(live, limit, every=every)
+            hits = self.query(live, limit, every=every, population=population)
             if len(hits) >= (limit if enough is None else enough):
                 break
         return hits
 
     @abstractmethod
-    def query(self, units: list[Alternatives], limit: int, *, every: bool) -> list[tuple[str, float]]:
-        """One ranked query: every unit (AND) or any unit (OR); in a unit, any spelling, all its terms."""
+    def query(
+        self, units: list[Alternatives], limit: int, *, every: bool,
+        population: Population | None = None,
+    ) -> list[tuple[str, float]]:
+        """One ranked query: every unit (AND) or any unit (OR); in a unit, any spelling, all its
+        terms; within one population, or both merged by score (None)."""
 
     @abstractmethod
     def document_frequency(self, term: str) -> int:
@@ -116,6 +132,13 @@ class KeywordSearcher(ABC):
     @abstractmethod
     def close(self) -> None:
         """Release the open index."""
+
+
+def merged(parts: Iterable[list[tuple[str, float]]], limit: int) -> list[tuple[str, float]]:
+    """Several populations' answers as one: by score, then id; the first `limit`."""
+    rows = [hit for part in parts for hit in part]
+    rows.sort(key=lambda hit: (-hit[1], hit[0]))
+    return rows[:limit]
 
 
 class IndexBackend(ABC):

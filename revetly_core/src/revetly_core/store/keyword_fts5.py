@@ -1,7 +1,9 @@
 """The SQLite FTS5 backend of the keyword index: one database file beside the REVISION stamp.
 
 The text is analysed in Python (`keyword.analyze`) and stored as its terms, so FTS5 only splits on
-spaces: stemming, stop words and ids-as-one-token are the same as the whoosh backend's."""
+spaces: stemming, stop words and ids-as-one-token are the same as the whoosh backend's. Each
+population has its own FTS5 table (`terms` for records, `commit_terms` for commits), so BM25
+reads each population's own statistics."""
 
 from __future__ import annotations
 
@@ -11,12 +13,16 @@ from pathlib import Path
 
 from revetly_core.model import Artifact
 from revetly_core.store.keyword import (
+    POPULATIONS,
     REVISION_FILE,
     Alternatives,
     IndexBackend,
     KeywordSearcher,
+    Population,
     analyze,
     indexed_text,
+    merged,
+    population,
 )
 
 DB_FILE = "keyword.sqlite"
@@ -24,11 +30,17 @@ TOKENIZER = "unicode61 remove_diacritics 0 tokenchars '-._'"
 """Analysed terms keep their '-', '.' and '_' (STORY-012, v2.1, snake_case): one term, one token."""
 BUILD_BATCH = 2_000
 
-_SCHEMA = f"""
-CREATE TABLE docs (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, type TEXT, project TEXT);
-CREATE VIRTUAL TABLE terms USING fts5 (text, tokenize = "{TOKENIZER}");
-CREATE VIRTUAL TABLE vocab USING fts5vocab (terms, 'row');
-"""
+TABLES: dict[Population, tuple[str, str]] = {
+    "records": ("terms", "vocab"),
+    "commits": ("commit_terms", "commit_vocab"),
+}
+"""Population -> (its FTS5 table, its vocabulary table)."""
+
+_SCHEMA = "CREATE TABLE docs (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, type TEXT, " \
+    "project TEXT);\n" + "".join(
+        f"CREATE VIRTUAL TABLE {table} USING fts5 (text, tokenize = \"{TOKENIZER}\");\n"
+        f"CREATE VIRTUAL TABLE {vocab} USING fts5vocab ({table}, 'row');\n"
+        for table, vocab in TABLES.values())
 
 
 def analysed(a: Artifact) -> str:
@@ -77,9 +89,13 @@ class Fts5Backend(IndexBackend):
                 for rowid, batch in _numbered_batches(docs):
                     conn.executemany("INSERT INTO docs VALUES (?, ?, ?, ?)",
                                      [(rowid + i, a.id, a.type, a.project) for i, a in enumerate(batch)])
-                    conn.executemany("INSERT INTO terms (rowid, text) VALUES (?, ?)",
-                                     [(rowid + i, analysed(a)) for i, a in enumerate(batch)])
-                conn.execute("INSERT INTO terms (terms) VALUES ('optimize')")
+                    for name, (table, _) in TABLES.items():
+                        conn.executemany(
+                            f"INSERT INTO {table} (rowid, text) VALUES (?, ?)",
+                            [(rowid + i, analysed(a)) for i, a in enumerate(batch)
+                             if population(a) == name])
+                for table, _ in TABLES.values():
+                    conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
             conn.execute("PRAGMA journal_mode = WAL")
         except BaseException:
             conn.close()
@@ -97,11 +113,13 @@ class Fts5Backend(IndexBackend):
                     if a.id in existing:
                         row = conn.execute("SELECT rowid FROM docs WHERE id = ?", (a.id,)).fetchone()
                         if row is not None:
-                            conn.execute("DELETE FROM terms WHERE rowid = ?", row)
+                            for table, _ in TABLES.values():
+                                conn.execute(f"DELETE FROM {table} WHERE rowid = ?", row)
                             conn.execute("DELETE FROM docs WHERE rowid = ?", row)
                     cur = conn.execute("INSERT INTO docs (id, type, project) VALUES (?, ?, ?)",
                                        (a.id, a.type, a.project))
-                    conn.execute("INSERT INTO terms (rowid, text) VALUES (?, ?)",
+                    table = TABLES[population(a)][0]
+                    conn.execute(f"INSERT INTO {table} (rowid, text) VALUES (?, ?)",
                                  (cur.lastrowid, analysed(a)))
         finally:
             conn.close()
@@ -152,13 +170,23 @@ class Fts5Searcher(KeywordSearcher):
         self._conn.close()
 
     def document_frequency(self, term: str) -> int:
-        row = self._conn.execute("SELECT doc FROM vocab WHERE term = ?", (term,)).fetchone()
-        return int(row[0]) if row else 0
+        total = 0
+        for _, vocab in TABLES.values():
+            row = self._conn.execute(f"SELECT doc FROM {vocab} WHERE term = ?", (term,)).fetchone()
+            total += int(row[0]) if row else 0
+        return total
 
-    def query(self, units: list[Alternatives], limit: int, *, every: bool) -> list[tuple[str, float]]:
+    def query(
+        self, units: list[Alternatives], limit: int, *, every: bool,
+        population: Population | None = None,
+    ) -> list[tuple[str, float]]:
+        expression = match_expression(units, every=every)
+        asked = POPULATIONS if population is None else (population,)
+        return merged((self._query_table(TABLES[p][0], expression, limit) for p in asked), limit)
+
+    def _query_table(self, table: str, expression: str, limit: int) -> list[tuple[str, float]]:
         rows = self._conn.execute(
-            "SELECT d.id, bm25(terms) AS rank FROM terms JOIN docs d ON d.rowid = terms.rowid "
-            "WHERE terms MATCH ? ORDER BY rank, d.id LIMIT ?",
-            (match_expression(units, every=every), limit),
+            f"SELECT d.id, bm25({table}) AS rank FROM {table} JOIN docs d ON d.rowid = {table}.rowid "
+            f"WHERE {table} MATCH ? ORDER BY rank, d.id LIMIT ?", (expression, limit),
         ).fetchall()
         return [(str(i), -float(r)) for i, r in rows]

@@ -1,7 +1,9 @@
 """The whoosh backend of the keyword index (whoosh-reloaded, BM25F over one text field).
 
 Kept for instances that set `[index] backend = "whoosh"`; it indexes the same analysed text as
-the FTS5 backend (see docs/decisions/0004-keyword-index-on-fts5.md)."""
+the FTS5 backend (see docs/decisions/0004-keyword-index-on-fts5.md). Each population is its own
+named whoosh index in the directory (MAIN for records, COMMITS for commits), scored on its own
+statistics."""
 
 from __future__ import annotations
 
@@ -13,18 +15,24 @@ from typing import Any
 
 from revetly_core.model import Artifact
 from revetly_core.store.keyword import (
+    POPULATIONS,
     REVISION_FILE,
     TOKEN_PATTERN,
     Alternatives,
     IndexBackend,
     KeywordSearcher,
+    Population,
     indexed_text,
+    merged,
+    population,
 )
 
 FULL_BUILD_LIMIT_MB = 256
 UPDATE_LIMIT_MB = 64
 MERGE_OVER = 1_000
 """An update of more documents than this merges segments; smaller ones only add one."""
+INDEX_NAMES: dict[Population, str] = {"records": "MAIN", "commits": "COMMITS"}
+"""Population -> the name of its whoosh index inside the directory."""
 
 
 def analyzer() -> Any:
@@ -55,7 +63,7 @@ class WhooshBackend(IndexBackend):
     """A whoosh index directory: full builds in one segment, small updates never merge."""
 
     def present(self) -> bool:
-        return any(self.directory.glob("_MAIN_*.toc"))
+        return all(any(self.directory.glob(f"_{name}_*.toc")) for name in INDEX_NAMES.values())
 
     def rebuild(self, docs: Iterable[Artifact], count: int) -> None:
         from whoosh import index
@@ -67,34 +75,40 @@ class WhooshBackend(IndexBackend):
                 shutil.rmtree(entry)
             else:
                 entry.unlink()
-        ix = index.create_in(str(self.directory), _schema())
-        writer = ix.writer(limitmb=FULL_BUILD_LIMIT_MB)
+        indexes = {p: index.create_in(str(self.directory), _schema(), indexname=INDEX_NAMES[p])
+                   for p in POPULATIONS}
+        writers = {p: ix.writer(limitmb=FULL_BUILD_LIMIT_MB // len(POPULATIONS))
+                   for p, ix in indexes.items()}
         try:
             for a in docs:
-                writer.add_document(**_doc(a))
+                writers[population(a)].add_document(**_doc(a))
         except BaseException:
-            writer.cancel()
+            for writer in writers.values():
+                writer.cancel()
             raise
-        writer.commit()
-        ix.close()
+        for p, writer in writers.items():
+            writer.commit()
+            indexes[p].close()
         gc.collect()  # whoosh readers linger until the cyclic collector runs
 
     def update(self, changed: list[Artifact], existing: set[str]) -> None:
         from whoosh import index
 
-        ix = index.open_dir(str(self.directory))
-        writer = ix.writer(limitmb=UPDATE_LIMIT_MB)
-        try:
-            for a in changed:
-                if a.id in existing:
-                    writer.delete_by_term("id", a.id)
-                writer.add_document(**_doc(a))
-        except BaseException:
-            writer.cancel()
-            raise
-        writer.commit(merge=len(changed) > MERGE_OVER)
-        ix.close()
-        del writer, ix
+        for p in POPULATIONS:
+            ix = index.open_dir(str(self.directory), indexname=INDEX_NAMES[p])
+            writer = ix.writer(limitmb=UPDATE_LIMIT_MB)
+            try:
+                for a in changed:
+                    if a.id in existing:
+                        writer.delete_by_term("id", a.id)
+                    if population(a) == p:
+                        writer.add_document(**_doc(a))
+            except BaseException:
+                writer.cancel()
+                raise
+            writer.commit(merge=len(changed) > MERGE_OVER)
+            ix.close()
+            del writer, ix
         gc.collect()
 
     def open(self) -> WhooshSearcher:
@@ -107,18 +121,22 @@ class WhooshSearcher(KeywordSearcher):
     def __init__(self, directory: Path) -> None:
         from whoosh import index, scoring
 
-        self._ix = index.open_dir(str(directory))
-        self._searcher = self._ix.searcher(weighting=scoring.BM25F())
-        self.doc_count = int(self._searcher.doc_count())
+        self._ix = {p: index.open_dir(str(directory), indexname=INDEX_NAMES[p]) for p in POPULATIONS}
+        self._searchers = {p: ix.searcher(weighting=scoring.BM25F()) for p, ix in self._ix.items()}
+        self.doc_count = sum(int(s.doc_count()) for s in self._searchers.values())
 
     def close(self) -> None:
-        self._searcher.close()
-        self._ix.close()
+        for p in POPULATIONS:
+            self._searchers[p].close()
+            self._ix[p].close()
 
     def document_frequency(self, term: str) -> int:
-        return int(self._searcher.doc_frequency("text", term))
+        return sum(int(s.doc_frequency("text", term)) for s in self._searchers.values())
 
-    def query(self, units: list[Alternatives], limit: int, *, every: bool) -> list[tuple[str, float]]:
+    def query(
+        self, units: list[Alternatives], limit: int, *, every: bool,
+        population: Population | None = None,
+    ) -> list[tuple[str, float]]:
         from whoosh.query import And, Or, Term
 
         def spelled(terms: list[str]) -> Any:
@@ -131,5 +149,6 @@ class WhooshSearcher(KeywordSearcher):
 
         built = [unit(u) for u in units]
         query = built[0] if len(built) == 1 else (And if every else Or)(built)
-        results = self._searcher.search(query, limit=limit)
-        return [(str(r["id"]), float(r.score)) for r in results]
+        asked = POPULATIONS if population is None else (population,)
+        return merged(([(str(r["id"]), float(r.score))
+                        for r in self._searchers[p].search(query, limit=limit)] for p in asked), limit)
