@@ -226,3 +226,26 @@ def test_init_from_adr_reads_the_repository_in_place(tmp_path: Path) -> None:
 def test_init_from_an_unknown_kind_exits_2(tmp_path: Path) -> None:
     result = revetly("init", str(tmp_path / "i"), "--from", "jira", str(tmp_path))
     assert result.returncode == 2 and "unknown source kind" in result.stderr
+
+
+def test_a_commit_id_shown_by_search_can_be_pasted_into_inspect(tmp_path: Path) -> None:
+    code = tmp_path / "app"
+    pygit2.init_repository(str(code))
+    (code / "export.py").write_text("def write_csv(rows): ...\n")
+    commit_all(code, "STORY-0001: stream the csv export writer")
+    root = tmp_path / "inst"
+    assert revetly("init", str(root), "--commits", str(code)).returncode == 0
+    (root / "backlog" / "STORY-0001.md").write_text(STORY)
+    commit_all(root, "add a story")
+    assert revetly("sync", "--instance", str(root)).returncode == 0
+    shown = revetly("search", "stream the csv export writer", "--instance", str(root),
+                    env={"COLUMNS": "80"})
+    assert shown.returncode == 0, shown.stderr
+    ids = [word for line in shown.stdout.splitlines() for word in line.split()
+           if len(word) == 16 and all(c in "0123456789abcdef" for c in word)]
+    assert ids, shown.stdout
+    pasted = revetly("inspect", ids[0], "--json", "--instance", str(root))
+    assert pasted.returncode == 0, pasted.stderr
+    answer = json.loads(pasted.stdout)
+    assert answer["artifact_type"] == "commit"
+    assert answer["artifact_id"].startswith(ids[0])
