@@ -13,5 +13,8 @@ def print_json(payload: dict[str, Any]) -> None:
 
 def refusal_line(payload: dict[str, Any]) -> str:
     """A refusal as a user reads it: what was refused, then the fix."""
+    from revetly_cli.render_text import visible
+
     body = payload["refusal"]
-    return f"refused ({body['code']}): {body['detail']}\n  fix: {body['fix']}"
+    return visible(f"refused ({body['code']}): {body['detail']}") + "\n" + visible(
+        f"  fix: {body['fix']}")
