@@ -267,6 +267,7 @@ def _apply(
                 store.mark_deleted(r.artifact_id, r.deleted_at, r.clock, r.note)
                 c["deleted"] += 0 if prior.deleted else 1
                 changed.add(r.artifact_id)
+                prior_ids.add(r.artifact_id)  # indexed before: its document is replaced
         if batch.history_complete:  # a whole re-walk (or rewritten history) replaces it
             store.clear_history(batch.source)
         store.add_history(batch.source, batch.history)
@@ -277,7 +278,9 @@ def _apply(
             batch.source, sorted({a.id for a in batch.upserts} | set(redated))
         )
         times_after = store.times_of(redated)
-        changed.update(i for i in redated if times_before.get(i) != times_after.get(i))
+        redone = {i for i in redated if times_before.get(i) != times_after.get(i)}
+        changed.update(redone)
+        prior_ids.update(redone)  # held before this pass: their index documents are replaced
         store.replace_problems(batch.source, batch.cleared_paths, batch.problems, full=full)
         counts[batch.source] = c
     _relink(store, config, changed, old_phrases, full=full, now=now, progress=progress)
