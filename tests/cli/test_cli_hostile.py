@@ -13,8 +13,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 
-from gitrepo import Instance, md  # noqa: E402
-from hostile import GOOD, SECRET, plant_corpus  # noqa: E402
+from gitrepo import Instance, md
+from hostile import GOOD, SECRET, plant_corpus
 
 TIMEOUT = 120
 """Every subprocess is bounded: a read that blocks (a FIFO) fails the test, never hangs it."""

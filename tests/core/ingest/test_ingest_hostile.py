@@ -15,6 +15,7 @@ from gitrepo import Instance, md
 from hostile import GOOD, SECRET, Case, cases, good_files, plant_corpus
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from revetly_core import Refusal
 
 CASES = cases()
