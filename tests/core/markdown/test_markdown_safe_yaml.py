@@ -52,8 +52,19 @@ def test_a_recursive_alias_is_refused() -> None:
     assert code_of("a: &a [*a]\n") == "yaml-bounds"
 
 
-def test_too_many_plain_values_are_refused() -> None:
-    assert code_of("[" + ",".join(["1"] * (MAX_NODES + 1)) + "]") == "yaml-bounds"
+def test_aliases_expanding_past_the_bound_are_refused() -> None:
+    many = "a: &a [" + ",".join(["1"] * 100) + "]\nb: [" + ",".join(["*a"] * 101) + "]\n"
+    assert code_of(many) == "yaml-bounds"  # 100 values, 101 copies: past MAX_NODES
+
+
+def test_a_long_block_without_aliases_is_bounded_by_its_size_only() -> None:
+    # no alias, no expansion: as many values as the (size-capped) file spells are read
+    assert len(load_yaml("[" + ",".join(["1"] * (MAX_NODES + 1)) + "]")) == MAX_NODES + 1
+
+
+def test_deep_nesting_without_aliases_is_refused_after_the_load() -> None:
+    assert code_of("x:\n" + "".join("  " * i + "- \n" for i in range(1, 40)) + "  " * 40 + "- 1\n") \
+        in {"yaml-bounds", "bad-yaml"}
 
 
 @pytest.mark.parametrize("text", [

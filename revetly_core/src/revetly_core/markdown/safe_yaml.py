@@ -92,8 +92,9 @@ def check_bounds(text: str) -> None:
                 raise YamlRefused("yaml-bounds", f"expands to more than {MAX_NODES} values")
 
 
-def json_ready(value: Any, where: str = "") -> Any:
-    """A loaded YAML value as JSON holds it: dates as ISO text; anything else JSON lacks refused."""
+def json_ready(value: Any, where: str = "", depth: int = 0) -> Any:
+    """A loaded YAML value as JSON holds it: dates as ISO text; anything else JSON lacks refused,
+    and so is nesting deeper than MAX_DEPTH."""
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, str):
@@ -114,24 +115,33 @@ def json_ready(value: Any, where: str = "") -> Any:
         return value
     if isinstance(value, dt.datetime | dt.date):
         return value.isoformat()
+    if isinstance(value, list | tuple | dict) and depth >= MAX_DEPTH:
+        raise YamlRefused("yaml-bounds", f"nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, list | tuple):
-        return [json_ready(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        return [json_ready(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for k, v in value.items():
             if not isinstance(k, str):
                 raise YamlRefused("bad-value", f"key {k!r}{' under ' + where if where else ''} "
                                                "is not text (quote it)")
-            out[json_ready(k, where)] = json_ready(v, f"{where}.{k}" if where else k)
+            out[json_ready(k, where)] = json_ready(v, f"{where}.{k}" if where else k, depth + 1)
         return out
     raise YamlRefused("bad-value", f"{where or 'a value'} is a {type(value).__name__}, "
                                    "which JSON cannot hold")
 
 
+def may_alias(text: str) -> bool:
+    """True when the text could hold an anchor or alias (``&`` or ``*``): only then can a small
+    block expand to a large value, so only then are its events walked before it is built."""
+    return "&" in text or "*" in text
+
+
 def load_yaml(text: str, *, first_line: int = 1) -> Any:
     """The one safe load of untrusted YAML: bounded, built, made JSON-ready; refused otherwise."""
     try:
-        check_bounds(text)
+        if may_alias(text):
+            check_bounds(text)
         data = yaml.load(text, Loader=Loader)
     except YamlRefused:
         raise
@@ -140,4 +150,4 @@ def load_yaml(text: str, *, first_line: int = 1) -> Any:
     except (ValueError, OverflowError, TypeError, RecursionError, MemoryError) as exc:
         # the constructor's own failures: 2025-02-30, a 5,000-digit integer, ...
         raise YamlRefused("bad-value", f"a value cannot be read: {exc}") from None
-    return json_ready(data)
+    return json_ready(data)  # bounds the nesting of a block without aliases
