@@ -113,7 +113,7 @@ def parse_record(path: str, data: bytes, *, settings: AdrSettings, source_id: st
     try:
         fm = read_lenient(text)
     except FrontmatterError as exc:
-        return problem("bad-yaml", f"{exc}; it is skipped")
+        return problem(exc.code, f"{exc}; it is skipped")
     assumed = ([decoded] if decoded else []) + [a for a in fm.assumed if fm.present]
     number = int(m.group(1))
     title = str(fm.data.get("title") or "").strip()

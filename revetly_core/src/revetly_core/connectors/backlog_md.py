@@ -194,7 +194,7 @@ class BacklogMdReader:
         try:
             fm = read_lenient(text)
         except FrontmatterError as exc:
-            note("bad-yaml", f"{exc}; the file is skipped")
+            note(exc.code, f"{exc}; the file is skipped")
             return out
         assumptions = ([decoded] if decoded else []) + list(fm.assumed)
         name = Path(rel).name
