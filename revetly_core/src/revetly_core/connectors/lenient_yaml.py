@@ -88,7 +88,10 @@ def _load(block: str) -> Any:
 
 def read_lenient(text: str) -> LenientFrontmatter:
     """Split a markdown file; repair frontmatter a strict loader rejects, saying how."""
-    found = frontmatter_block(text)
+    try:
+        found = frontmatter_block(text)
+    except FrontmatterError as exc:  # never closed: these sources name it bad-yaml
+        raise FrontmatterError(str(exc), "bad-yaml") from None
     if found is None:
         body = text[1:] if text.startswith("\ufeff") else text
         return LenientFrontmatter({}, body, ["the file has no '---' frontmatter block"], False)
