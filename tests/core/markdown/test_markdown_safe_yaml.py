@@ -16,6 +16,7 @@ from revetly_core.markdown.safe_yaml import (
     check_bounds,
     json_ready,
     load_yaml,
+    may_alias,
 )
 
 
@@ -110,3 +111,8 @@ def test_any_text_loads_to_json_or_is_refused(text: str) -> None:
         assert exc.code in {"bad-yaml", "bad-value", "yaml-bounds"}
         return
     json.dumps(value, allow_nan=False).encode("utf-8")  # JSON holds whatever was loaded
+
+
+def test_only_a_block_that_may_alias_is_walked_first() -> None:
+    assert may_alias("a: &x 1\nb: *x\n") and may_alias("title: R&D\n")
+    assert not may_alias("id: STORY-1\ntitle: plain\n")
