@@ -83,3 +83,18 @@ def test_an_adr_source_skips_a_record_with_a_bad_date_and_one_linking_out(
     assert problems["docs/decisions/0003-leak.md"] == "outside-repository"
     assert problems["docs/decisions/\uff10\uff10\uff10\uff14-wide.md"] == "no-number"
     assert engine.search_context(SECRET)["artifacts"] == []
+
+
+def test_a_parse_that_raises_fails_only_its_file() -> None:
+    from revetly_core.connectors.base import FileProblem
+    from revetly_core.connectors.gitfolder import guarded
+
+    def explodes(path: str) -> str:
+        raise RecursionError(f"too deep in {path}")
+
+    problem = guarded("adr/x", "docs/decisions/0001-a.md", "abc", explodes, "0001-a.md")
+    assert isinstance(problem, FileProblem)
+    assert (problem.path, problem.code, problem.blob) == ("docs/decisions/0001-a.md",
+                                                          "unreadable", "abc")
+    assert "RecursionError" in problem.detail
+    assert guarded("adr/x", "p", None, str.upper, "fine") == "FINE"

@@ -19,6 +19,7 @@ from revetly_core.connectors.base import (
     SourceBatch,
     no_progress,
 )
+from revetly_core.connectors.gitfolder import guarded
 from revetly_core.connectors.gittime import commit_subject_body, commit_time
 from revetly_core.fsread import Listing, ReadRefused, display_path, name_problem
 from revetly_core.ids import id_key, is_ascii_id
@@ -53,12 +54,8 @@ def parse_guarded(
     rel_path: str, data: bytes, *, config: Config, project: str, blob: str | None = None
 ) -> Artifact | FileProblem:
     """parse_artifact_file, where any failure at all fails only this file (code ``unreadable``)."""
-    try:
-        return parse_artifact_file(rel_path, data, config=config, project=project, blob=blob)
-    except Exception as exc:  # one file's content never stops the pass
-        log.warning("%s could not be read: %s", display_path(rel_path), exc)
-        return FileProblem(SOURCE_ID, display_path(rel_path), "unreadable",
-                           f"the file could not be read ({type(exc).__name__}: {exc})", blob)
+    return guarded(SOURCE_ID, rel_path, blob, parse_artifact_file, rel_path, data,
+                   config=config, project=project, blob=blob)
 
 
 def parse_artifact_file(
