@@ -91,6 +91,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "bench/bench_mcp.py", *session.posargs)
     session.run("python", "bench/bench_governed.py")
     session.run("python", "bench/bench_sources.py")
+    session.run("python", "bench/bench_hostile.py")
 
 
 @nox.session

@@ -12,6 +12,7 @@ from revetly_core.ids import (
     IdKey,
     IdResolver,
     id_key,
+    is_ascii_id,
     is_id_shaped,
 )
 
@@ -297,3 +298,18 @@ def test_dotted_ids_round_trip_any_padding_and_case(
     key = IdKey("BACK", n, tuple(sub))
     assert id_key(written.lower() if lower else written) == key
     assert IdFinder(["BACK"], dotted=["BACK"]).keys(f"see {written} now") == [key]
+
+
+FULL_WIDTH_5 = "STORY-\uff10\uff10\uff10\uff15"
+
+
+def test_ids_are_ascii_by_rule() -> None:
+    assert is_ascii_id("STORY-0005")
+    assert not is_ascii_id(FULL_WIDTH_5)
+    assert not is_ascii_id("STORY-\u0665")  # an Arabic-Indic five
+
+
+@pytest.mark.parametrize("written", [FULL_WIDTH_5, "STORY-\u0665", "STORY-\U0001d7d3"])
+def test_a_digit_that_is_not_ascii_names_no_id(written: str) -> None:
+    assert id_key(written) is None
+    assert IdFinder(["STORY"]).keys(f"see {written} now") == []

@@ -61,8 +61,9 @@ def _show(payload: dict[str, Any], as_json: bool, renderer: str, **options: Any)
         output.print_json(payload)
         return
     from revetly_cli import render
+    from revetly_cli.render_text import terminal_payload
 
-    getattr(render, renderer)(_console(), payload, **options)
+    getattr(render, renderer)(_console(), terminal_payload(payload), **options)
 
 InstanceOpt = Annotated[
     str | None,
@@ -326,7 +327,9 @@ def main() -> None:
         sys.stderr.write("interrupted\n")
         sys.exit(130)
     except Exception as exc:  # the last line of defence: a bug is reported, not dumped
-        sys.stderr.write(f"revetly: internal error: {type(exc).__name__}: {exc}\n")
+        from revetly_cli.render_text import visible
+
+        sys.stderr.write(visible(f"revetly: internal error: {type(exc).__name__}: {exc}") + "\n")
         sys.stderr.write("please report it with the command you ran; REVETLY_DEBUG=1 shows the trace\n")
         import os
 

@@ -13,7 +13,9 @@ def print_json(payload: dict[str, Any]) -> None:
 
 def refusal_line(payload: dict[str, Any]) -> str:
     """A refusal as a user reads it: what was refused, then the fix."""
+    from revetly_cli.render_text import visible
     from revetly_cli.wording import as_commands
 
     body = payload["refusal"]
-    return f"refused ({body['code']}): {body['detail']}\n  fix: {as_commands(body['fix'])}"
+    return visible(f"refused ({body['code']}): {body['detail']}") + "\n" + visible(
+        f"  fix: {as_commands(body['fix'])}")

@@ -6,9 +6,9 @@ from typing import Any
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from revetly_cli.render_text import untrusted
 from revetly_cli.render_time import day, when
 
 BUDGET_ENV = "REVETLY_READ_BUDGET"
@@ -18,17 +18,18 @@ BUDGET_ENV = "REVETLY_READ_BUDGET"
 def render_status(console: Console, p: dict[str, Any]) -> None:
     last = p.get("last_pass") or {}
     console.print(
-        f"[bold]{p['instance']}[/bold]  corpus revision {p['corpus_revision']}  "
+        f"[bold]{untrusted(p['instance'])}[/bold]  corpus revision {p['corpus_revision']}  "
         f"last pass: {last.get('outcome', 'never')} at {when(last.get('ended_at'))}"
     )
     if "context_health" in p:
-        console.print(f"[red]the last pass failed:[/red] {p['context_health']['error']}")
+        console.print(f"[red]the last pass failed:[/red] {untrusted(p['context_health']['error'])}")
     t = Table(title="Sources")
     for col in ("source", "project", "last read", "outcome", "floor", "partial"):
         t.add_column(col)
     for s in p["sources"]:
-        t.add_row(s["source"], s.get("project") or "", when(s.get("last_read_at")),
-                  s.get("outcome") or "", s.get("floor") or "", "yes" if s.get("partial") else "")
+        t.add_row(untrusted(s["source"]), untrusted(s.get("project") or ""),
+                  when(s.get("last_read_at")), s.get("outcome") or "",
+                  untrusted(s.get("floor") or ""), "yes" if s.get("partial") else "")
     console.print(t)
     c = p["counts"]
     t2 = Table(title=f"CONTEXT: {c['artifacts']} live artifacts, {c['links']} live links")
@@ -37,7 +38,7 @@ def render_status(console: Console, p: dict[str, Any]) -> None:
     t2.add_column("by status")
     for typ, n in sorted(c["by_type"].items()):
         statuses = ", ".join(f"{k} {v}" for k, v in sorted(c["by_status"].get(typ, {}).items()))
-        t2.add_row(typ, str(n), statuses)
+        t2.add_row(untrusted(typ), str(n), untrusted(statuses))
     console.print(t2)
     extras = [f"deleted {c['deleted']}", f"withheld {c['withheld']}", f"problems {p['problems']}"]
     if not p["index"]["current"]:
@@ -46,7 +47,7 @@ def render_status(console: Console, p: dict[str, Any]) -> None:
     if "capture" in p:
         cap = p["capture"]
         elsewhere = " (pending elsewhere)" if cap.get("pending_elsewhere") else ""
-        console.print(f"capture {cap['handle']}: {cap['state']}{elsewhere}")
+        console.print(f"capture {untrusted(cap['handle'])}: {untrusted(cap['state'])}{elsewhere}")
 
 
 def render_sync(console: Console, p: dict[str, Any]) -> None:
@@ -58,13 +59,13 @@ def render_sync(console: Console, p: dict[str, Any]) -> None:
     )
     for s in p["sources"]:
         if s["outcome"] == "failed":
-            console.print(f"  [red]{escape(s['source'])} failed:[/red] {escape(s['error'])}")
+            console.print(f"  [red]{untrusted(s['source'])} failed:[/red] {untrusted(s['error'])}")
         else:
             c = s["counts"]
             moved = [f"{c[k]} {k}" for k in ("added", "updated", "deleted") if c.get(k)]
             what = ", ".join(moved) if moved else "nothing changed"
             problems = f", {c['problems']} problems" if c.get("problems") else ""
-            console.print(f"  {escape(s['source'])}: read {c.get('read', 0)}: {what}{problems}")
+            console.print(f"  {untrusted(s['source'])}: read {c.get('read', 0)}: {what}{problems}")
     if p["problems"]:
         console.print(f"{p['problems']} file(s) named by `revetly check` (broken files, shared "
                       "ids, assumptions); run it to see them")
@@ -79,23 +80,24 @@ def render_check(console: Console, p: dict[str, Any]) -> None:
     if p["problems"]:
         console.print(f"[bold]Files that break the schema[/bold] ({len(p['problems'])})")
         for pr in p["problems"]:
-            console.print(escape(str(pr.get("path"))), soft_wrap=True)
-            console.print(f"    [yellow]{pr['code']}[/yellow]: {escape(pr['detail'])}")
+            console.print(untrusted(str(pr.get("path"))), soft_wrap=True)
+            console.print(f"    [yellow]{pr['code']}[/yellow]: {untrusted(pr['detail'])}")
     if p["dangling_links"]:
         console.print(f"[bold]Links to ids CONTEXT does not hold[/bold] "
                       f"({len(p['dangling_links'])})")
         for d in p["dangling_links"]:
-            console.print(escape(str(d.get("path"))), soft_wrap=True)
-            console.print(f"    {escape(d['from'])} {d['field']} -> {escape(d['to'])}")
+            console.print(untrusted(str(d.get("path"))), soft_wrap=True)
+            console.print(f"    {untrusted(d['from'])} {d['field']} -> {untrusted(d['to'])}")
 
 
 def render_init(console: Console, p: dict[str, Any]) -> None:
-    console.print(f"[green]created[/green] instance at {p['instance']}")
+    console.print(f"[green]created[/green] instance at {untrusted(p['instance'])}")
     for c in p["commits"]:
-        console.print(f"  commits source {c['name']}: {c['path']}")
+        console.print(f"  commits source {untrusted(c['name'])}: {untrusted(c['path'])}")
     if p.get("source"):
         s = p["source"]
-        console.print(f"  {s['kind']} source {s['name']}: {s['path']} ({s['folder']}/)")
+        console.print(f"  {untrusted(s['kind'])} source {untrusted(s['name'])}: "
+                      f"{untrusted(s['path'])} ({untrusted(s['folder'])}/)")
     if p.get("first_commit"):
         console.print(f"  first commit {p['first_commit'][:12]}")
     hosts = p.get("host_files", [])
@@ -119,7 +121,7 @@ def render_init(console: Console, p: dict[str, Any]) -> None:
                           soft_wrap=True)
             console.print("or: " + code["snippet"]["claude_mcp_add"], markup=False,
                           soft_wrap=True)
-    console.print(f"next: {p['next']}")
+    console.print(f"next: {untrusted(p['next'])}")
 
 
 def _cuts_footer(console: Console, p: dict[str, Any]) -> None:
@@ -131,7 +133,7 @@ def _cuts_footer(console: Console, p: dict[str, Any]) -> None:
                     if value.get("reason") == "read-budget" and value.get("note") else
                     f"; raise the read budget with {BUDGET_ENV}=BYTES"
                     if value.get("reason") == "read-budget" else "")
-            console.print(f"[yellow]cut[/yellow] {key}: {value.get('reason')} "
+            console.print(f"[yellow]cut[/yellow] {key}: {untrusted(value.get('reason'))} "
                           f"(listed {listed} of {value.get('total', '?')}){lift}")
 
 
@@ -160,7 +162,7 @@ def _search_marks(a: dict[str, Any]) -> list[str]:
 
 def render_search(console: Console, p: dict[str, Any], wide: bool = False) -> None:
     """One line per row (the summary cut to the width); --wide prints each summary whole."""
-    t = Table(title=f"search: {escape(p['query'])}", show_lines=wide, expand=True,
+    t = Table(title=f"search: {untrusted(p['query'])}", show_lines=wide, expand=True,
               box=box.SIMPLE_HEAD)
     t.add_column("#", justify="right", no_wrap=True)
     t.add_column("id", no_wrap=True)
@@ -170,15 +172,15 @@ def render_search(console: Console, p: dict[str, Any], wide: bool = False) -> No
     for i, a in enumerate(p["artifacts"], start=1):
         marks = _search_marks(a)
         summary = a["summary"] if wide else " ".join(str(a["summary"]).split())
-        text = escape(summary)
+        text = untrusted(summary)
         if marks:
-            text = f"[yellow]{escape('; '.join(marks))}[/yellow] · " + text
-        t.add_row(str(i), escape(shown_id(a)), a["artifact_type"], a.get("status") or "", text)
+            text = f"[yellow]{untrusted('; '.join(marks))}[/yellow] · " + text
+        t.add_row(str(i), untrusted(shown_id(a)), a["artifact_type"], a.get("status") or "", text)
     console.print(t)
     if p["facts"]:
         console.print("[bold]facts[/bold]")
         for f in p["facts"]:
-            line = escape(" ".join(str(f["fact"]).split()))
+            line = untrusted(" ".join(str(f["fact"]).split()))
             console.print("  " + line, no_wrap=not wide, overflow="ellipsis" if not wide else "fold")
     if not p["artifacts"]:
         console.print("nothing matched")
@@ -216,14 +218,14 @@ def body_without_criteria(body: str) -> str:
 
 
 def render_artifact(console: Console, p: dict[str, Any]) -> None:
-    console.print(f"[bold]{escape(p['artifact_id'])}[/bold]  {escape(p.get('title') or '')}")
+    console.print(f"[bold]{untrusted(p['artifact_id'])}[/bold]  {untrusted(p.get('title') or '')}")
     updated = p.get("source_updated_at")
     facts = [p.get("artifact_type"), p.get("status"), p.get("owner") and f"owner {p['owner']}",
              p.get("parent") and f"under {p['parent']}", updated and f"updated {when(updated)}"]
-    console.print("  " + escape(" · ".join(str(f) for f in facts if f)))
+    console.print("  " + untrusted(" · ".join(str(f) for f in facts if f)))
     marks = _marks_line(p)
     if marks:
-        console.print(f"  [yellow]{escape(marks)}[/yellow]")
+        console.print(f"  [yellow]{untrusted(marks)}[/yellow]")
     if p.get("in_context") is False:
         console.print("  withheld: read and committed, but not in CONTEXT")
         return
@@ -232,26 +234,26 @@ def render_artifact(console: Console, p: dict[str, Any]) -> None:
         body = body_without_criteria(p["body"]) if criteria else p["body"]
         if body.strip():
             console.print()
-            console.print(escape(body.strip()))
+            console.print(untrusted(body.strip()))
     if criteria:
         console.print("\n[bold]Acceptance criteria[/bold]")
         checked = p.get("criteria_checked")
         for i, c in enumerate(criteria, start=1):
             box_mark = "" if checked is None else ("[x] " if checked[i - 1] else "[ ] ")
-            console.print(f"  {i}. {escape(box_mark)}{escape(c)}")
+            console.print(f"  {i}. {untrusted(box_mark)}{untrusted(c)}")
     elif p.get("criteria_unparsed"):
         console.print("\n[yellow]a criteria heading with no criterion under it[/yellow]")
     if p.get("declared_links"):
         console.print("\n[bold]Declared links[/bold]")
         for relation, ids in sorted(p["declared_links"].items()):
-            console.print(f"  {relation}: {escape(', '.join(ids))}")
+            console.print(f"  {relation}: {untrusted(', '.join(ids))}")
     if "history_entries" in p:
         t = Table(title=f"History ({p.get('history_total', 0)} entries)")
         for col in ("at", "change", "revision", "author", "summary"):
             t.add_column(col)
         for h in p["history_entries"]:
             t.add_row(when(h.get("at")), str(h.get("change")), str(h.get("revision", ""))[:12],
-                      escape(str(h.get("author") or "")), escape(str(h.get("summary") or "")))
+                      untrusted(str(h.get("author") or "")), untrusted(str(h.get("summary") or "")))
         console.print(t)
     _cuts_footer(console, p)
 
@@ -261,10 +263,10 @@ def render_branch(console: Console, p: dict[str, Any]) -> None:
 
     def label(node: dict[str, Any]) -> str:
         marks = _marks_line(node)
-        text = (f"[bold]{escape(node['artifact_id'])}[/bold] {escape(node.get('title') or '')} "
-                f"[dim]{escape(str(node.get('artifact_type') or ''))} · "
-                f"{escape(str(node.get('status') or ''))}[/dim]")
-        return text + (f" [yellow]{escape(marks)}[/yellow]" if marks else "")
+        text = (f"[bold]{untrusted(node['artifact_id'])}[/bold] {untrusted(node.get('title') or '')} "
+                f"[dim]{untrusted(str(node.get('artifact_type') or ''))} · "
+                f"{untrusted(str(node.get('status') or ''))}[/dim]")
+        return text + (f" [yellow]{untrusted(marks)}[/yellow]" if marks else "")
 
     def grow(tree: Any, node: dict[str, Any]) -> None:
         for child in node.get("children", []):
@@ -281,7 +283,7 @@ def render_branch(console: Console, p: dict[str, Any]) -> None:
         console.print("by status: " + ", ".join(parts))
     for key in ("cycles", "withdrawn"):
         if p.get(key):
-            console.print(f"[yellow]{key}[/yellow]: {escape(str(p[key]))}")
+            console.print(f"[yellow]{key}[/yellow]: {untrusted(str(p[key]))}")
     _cuts_footer(console, p)
 
 
@@ -296,12 +298,12 @@ def render_backlog(console: Console, p: dict[str, Any]) -> None:
     t.add_column("updated", no_wrap=True)
     for row in p.get("items", []):
         marks = _marks_line(row)
-        title = escape(row.get("title") or "")
+        title = untrusted(row.get("title") or "")
         if marks:
-            title += f" [yellow]({escape(marks)})[/yellow]"
-        t.add_row(escape(shown_id(row)), row.get("artifact_type") or "", row.get("status") or "",
-                  title, escape(row.get("parent") or ""), day(row.get("source_updated_at")))
+            title += f" [yellow]({untrusted(marks)})[/yellow]"
+        t.add_row(untrusted(shown_id(row)), row.get("artifact_type") or "", row.get("status") or "",
+                  title, untrusted(row.get("parent") or ""), day(row.get("source_updated_at")))
     console.print(t)
     if p.get("next_cursor"):
-        console.print(f"more: --cursor {p['next_cursor']}", soft_wrap=True)
+        console.print(f"more: --cursor {untrusted(p['next_cursor'])}", soft_wrap=True)
     _cuts_footer(console, p)

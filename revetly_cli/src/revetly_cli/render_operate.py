@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from revetly_cli.render_text import untrusted
 from revetly_cli.render_time import when
 
 
@@ -30,7 +30,7 @@ def _indented(console: Console, text: str, indent: int = 4) -> None:
 
 
 def render_doctor(console: Console, p: dict[str, Any]) -> None:
-    console.print(f"[bold]{escape(p['instance'])}[/bold]  revetly {p['version']}")
+    console.print(f"[bold]{untrusted(p['instance'])}[/bold]  revetly {p['version']}")
     _indented(console, p["root"], 2)
     console.print("\n[bold]Sources[/bold]")
     for s in p["sources"]:
@@ -43,7 +43,7 @@ def render_doctor(console: Console, p: dict[str, Any]) -> None:
         if s.get("floor"):
             holds += f"; floor {s['floor']}" + (" (partial)" if s.get("partial") else "")
         reads = "[green]reads[/green]" if s["reads"] else "[red]does not read[/red]"
-        console.print(f"- {escape(s['source'])}: {reads}; {holds}")
+        console.print(f"- {untrusted(s['source'])}: {reads}; {holds}")
         _indented(console, f"last read {when(s.get('last_read_at'))}; {s['detail']}")
     index = p.get("index")
     if index is None:
@@ -62,7 +62,7 @@ def render_doctor(console: Console, p: dict[str, Any]) -> None:
         where = (_command_line(addr["command"]) if addr["transport"] == "stdio"
                  else addr.get("url") or "no served address declared")
         mark = "[green]ready[/green]" if line["ready"] else "[yellow]needs setup[/yellow]"
-        console.print(f"- {escape(line['client'])} {line['version']} (proven {line['proven']}):"
+        console.print(f"- {untrusted(line['client'])} {line['version']} (proven {line['proven']}):"
                       f" {mark}")
         _indented(console, f"{addr['transport']}: {where}")
         _indented(console, f"gate: {line['gate']}")
@@ -71,7 +71,7 @@ def render_doctor(console: Console, p: dict[str, Any]) -> None:
     if p["warnings"]:
         console.print("\n[bold]Warnings[/bold]")
         for w in p["warnings"]:
-            console.print(f"- [yellow]{w['code']}[/yellow]: {escape(w['detail'])}")
+            console.print(f"- [yellow]{w['code']}[/yellow]: {untrusted(w['detail'])}")
             _indented(console, f"fix: {w['fix']}")
     else:
         console.print("\n[green]no warnings[/green]")
@@ -83,7 +83,7 @@ def render_backfill(console: Console, p: dict[str, Any]) -> None:
             console.print("no commits source declares a `since` floor: nothing lies below one")
             return
         for s in p["sources"]:
-            console.print(f"[bold]{escape(s['source'])}[/bold]: floor {s['floor']}, back to "
+            console.print(f"[bold]{untrusted(s['source'])}[/bold]: floor {s['floor']}, back to "
                           f"{s['to']}: {s['commits']} commits in {len(s['windows'])} windows, "
                           f"about {s['estimated_seconds']:g}s"
                           + (f" (from {s['estimate_from']})" if s.get("estimate_from") else ""))
@@ -102,7 +102,7 @@ def render_backfill(console: Console, p: dict[str, Any]) -> None:
     for s in p["sources"]:
         state = (f"[yellow]partial[/yellow], {s['windows_left']} windows left"
                  if s["partial"] else "complete")
-        console.print(f"[bold]{escape(s['source'])}[/bold]: read {s['windows_read']} windows, "
+        console.print(f"[bold]{untrusted(s['source'])}[/bold]: read {s['windows_read']} windows, "
                       f"+{s['added']} commits; floor now {s['floor']}; {state}")
 
 
@@ -112,7 +112,7 @@ def render_migrate(console: Console, p: dict[str, Any]) -> None:
         return
     console.print(f"CONTEXT is at schema {p['schema']}; this engine reads {p['current_schema']}")
     for step in p["steps"]:
-        console.print(f"  {step['from']} -> {step['to']}: {escape(step['change'])}")
+        console.print(f"  {step['from']} -> {step['to']}: {untrusted(step['change'])}")
     price = p["price"] or {}
     eta = (f"about {price['estimated_seconds']:g}s ({price['estimate_from']})"
            if price.get("estimated_seconds") is not None else "time unknown (no full pass recorded)")
@@ -144,7 +144,7 @@ def render_manual_topics(console: Console, p: dict[str, Any]) -> None:
     t.add_column("topic", no_wrap=True)
     t.add_column("title", overflow="fold")
     for row in p["topics"]:
-        t.add_row(row["topic"], escape(row["title"]))
+        t.add_row(row["topic"], untrusted(row["title"]))
     console.print(t)
     console.print(f"read one: {p['show']}")
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
+
+from revetly_cli.render_text import untrusted
 
 
 def _cuts(console: Console, p: dict[str, Any]) -> None:
@@ -15,20 +16,22 @@ def _cuts(console: Console, p: dict[str, Any]) -> None:
     for key, value in sorted(p.items()):
         if isinstance(value, dict) and ("truncated" in key or key == "truncated"):
             console.print(f"[dim]{key}: {value.get('listed', '?')} of {value.get('total', '?')} "
-                          f"({value.get('reason', '')})[/dim]")
+                          f"({untrusted(value.get('reason', ''))})[/dim]")
 
 
 def _statement_line(s: dict[str, Any]) -> str:
     marks = []
     if s.get("superseded_by"):
-        marks.append(f"superseded by {', '.join(s['superseded_by'])}")
+        marks.append(f"superseded by {untrusted(', '.join(s['superseded_by']))}")
     if s.get("via"):
-        marks.append(f"via {s['via']}")
+        marks.append(f"via {untrusted(s['via'])}")
     if s.get("also_bears_on"):
-        marks.append(f"also {', '.join(s['also_bears_on'])}")
+        marks.append(f"also {untrusted(', '.join(s['also_bears_on']))}")
     tail = f" [dim]({'; '.join(marks)})[/dim]" if marks else ""
-    return (f"[bold]{escape(s['artifact_id'])}[/bold] [cyan]{s.get('artifact_type', '')}[/cyan] "
-            f"[dim]{s.get('method', '')}[/dim] {escape(s.get('statement') or s['title'])}{tail}")
+    return (f"[bold]{untrusted(s['artifact_id'])}[/bold] "
+            f"[cyan]{untrusted(s.get('artifact_type', ''))}[/cyan] "
+            f"[dim]{untrusted(s.get('method', ''))}[/dim] "
+            f"{untrusted(s.get('statement') or s['title'])}{tail}")
 
 
 def binding_tree(p: dict[str, Any]) -> Tree:
@@ -36,7 +39,7 @@ def binding_tree(p: dict[str, Any]) -> Tree:
     scope = p.get("scope", {})
     members = {m["artifact_id"]: m for m in scope.get("members", [])}
     label = scope.get("artifact_id") or scope.get("topic") or (p.get("path") or {}).get("path")
-    root = Tree(f"[bold]binding[/bold] {escape(str(label))}")
+    root = Tree(f"[bold]binding[/bold] {untrusted(str(label))}")
     nodes: dict[str, Tree] = {}
 
     def node_for(mid: str) -> Tree:
@@ -45,8 +48,8 @@ def binding_tree(p: dict[str, Any]) -> Tree:
         m = members.get(mid, {"artifact_id": mid})
         parent = m.get("parent")
         above = node_for(parent) if parent in members and parent != mid else root
-        text = (f"[bold]{escape(mid)}[/bold] {escape(m.get('title') or '')} "
-                f"[dim]{m.get('artifact_type') or ''} {m.get('status') or ''} "
+        text = (f"[bold]{untrusted(mid)}[/bold] {untrusted(m.get('title') or '')} "
+                f"[dim]{untrusted(m.get('artifact_type') or '')} {untrusted(m.get('status') or '')} "
                 f"{m.get('position') or ''}[/dim]")
         nodes[mid] = above.add(text)
         return nodes[mid]
@@ -64,28 +67,30 @@ def render_binding(console: Console, p: dict[str, Any]) -> None:
     if "behind" in p:
         repos = (p.get("path") or {}).get("repos", [])
         for r in repos:
-            console.print(f"[bold]{escape(r['repository'])}[/bold]:{escape(r['path'])} "
+            console.print(f"[bold]{untrusted(r['repository'])}[/bold]:{untrusted(r['path'])} "
                           f"{r['commits']} commits, {r['first'][:10]} .. {r['last'][:10]}")
         t = Table(title="Behind this file")
         for col in ("id", "kind", "title", "why"):
             t.add_column(col)
         for b in p["behind"]:
-            t.add_row(b["artifact_id"], b["kind"], escape(b["title"]), escape(b["why"]))
+            t.add_row(untrusted(b["artifact_id"]), untrusted(b["kind"]), untrusted(b["title"]),
+                      untrusted(b["why"]))
         console.print(t)
         if p.get("reason"):
-            console.print(f"[yellow]{escape(p['reason'])}[/yellow]")
+            console.print(f"[yellow]{untrusted(p['reason'])}[/yellow]")
     scope = p.get("scope", {})
     if scope.get("note"):
-        console.print(f"[yellow]{escape(scope['note'])}[/yellow]")
+        console.print(f"[yellow]{untrusted(scope['note'])}[/yellow]")
     console.print(binding_tree(p))
     if p.get("note"):
-        console.print(f"[dim]{escape(p['note'])}[/dim]")
+        console.print(f"[dim]{untrusted(p['note'])}[/dim]")
     for r in scope.get("revised", []):
         ids = ", ".join(e["id"] for e in r["revised_by"])
-        console.print(f"[magenta]{r['artifact_id']} is revised by {ids}[/magenta]")
+        console.print(f"[magenta]{untrusted(r['artifact_id'])} is revised by "
+                      f"{untrusted(ids)}[/magenta]")
     if p.get("ancestors_summarised"):
         a = p["ancestors_summarised"]
-        console.print(f"[dim]{a['count']} more statements on ancestors: {a['note']}[/dim]")
+        console.print(f"[dim]{a['count']} more statements on ancestors: {untrusted(a['note'])}[/dim]")
     _cuts(console, p)
 
 
@@ -99,13 +104,13 @@ def render_drift(console: Console, p: dict[str, Any]) -> None:
     for col in ("item", "record", "#", "verdict", "criterion", "note"):
         t.add_column(col)
     for d in p["departures"]:
-        t.add_row(d["artifact_id"], d["record"] or "(checklist)", str(d["criterion"]),
-                  d.get("verdict") or "",
-                  escape(d.get("text", "(not declared)")), escape(d.get("note", "")))
+        t.add_row(untrusted(d["artifact_id"]), untrusted(d["record"] or "(checklist)"), str(d["criterion"]),
+                  untrusted(d.get("verdict") or ""),
+                  untrusted(d.get("text", "(not declared)")), untrusted(d.get("note", "")))
     console.print(t)
     if p["done_without_record"]:
         console.print("done without a record: " + ", ".join(
-            r["artifact_id"] for r in p["done_without_record"]))
+            untrusted(r["artifact_id"]) for r in p["done_without_record"]))
     _cuts(console, p)
 
 
@@ -117,8 +122,9 @@ def render_deltas(console: Console, p: dict[str, Any]) -> None:
     for col in ("last change", "id", "type", "title", "changes"):
         t.add_column(col)
     for r in p["changed"]:
-        t.add_row(r["last_change_at"], r["artifact_id"], r["artifact_type"], escape(r["title"]),
-                  ", ".join(e["change"] for e in r["changes"]))
+        t.add_row(untrusted(r["last_change_at"]), untrusted(r["artifact_id"]),
+                  untrusted(r["artifact_type"]), untrusted(r["title"]),
+                  untrusted(", ".join(e["change"] for e in r["changes"])))
     console.print(t)
     if p.get("undated", {}).get("count"):
         console.print(f"undated: {p['undated']['count']}")
@@ -126,21 +132,23 @@ def render_deltas(console: Console, p: dict[str, Any]) -> None:
 
 
 def render_author(console: Console, p: dict[str, Any]) -> None:
-    t = Table(title=f"Nearest backlog for {escape(p['topic'])}")
+    t = Table(title=f"Nearest backlog for {untrusted(p['topic'])}")
     for col in ("id", "status", "title", "criteria"):
         t.add_column(col)
     for b in p["backlog"]:
-        t.add_row(b["artifact_id"], b.get("status") or "", escape(b["title"]),
+        t.add_row(untrusted(b["artifact_id"]), untrusted(b.get("status") or ""),
+                  untrusted(b["title"]),
                   str(len(b["acceptance_criteria"])))
     console.print(t)
     binding = p["binding"]
     if binding.get("note"):
-        console.print(f"[yellow]{escape(binding['note'])}[/yellow]")
+        console.print(f"[yellow]{untrusted(binding['note'])}[/yellow]")
     for s in binding.get("statements", []):
         console.print(_statement_line(s) if "statement" in s else
-                      f"[bold]{escape(s['artifact_id'])}[/bold] {escape(s['title'])} "
-                      f"[dim](pointer, bears on {s['bears_on']})[/dim]")
+                      f"[bold]{untrusted(s['artifact_id'])}[/bold] {untrusted(s['title'])} "
+                      f"[dim](pointer, bears on {untrusted(s['bears_on'])})[/dim]")
     related = p.get("related", {})
     if related.get("artifacts"):
-        console.print("related: " + ", ".join(r["artifact_id"] for r in related["artifacts"]))
+        console.print("related: " + ", ".join(untrusted(r["artifact_id"])
+                                              for r in related["artifacts"]))
     _cuts(console, binding)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+
+from revetly_cli.render_text import untrusted
 
 
 def render_reviews(console: Console, p: dict[str, Any]) -> None:
@@ -14,27 +15,27 @@ def render_reviews(console: Console, p: dict[str, Any]) -> None:
     for col in ("review", "status", "kind", "title", "drafted by", "created", "gate"):
         t.add_column(col)
     for r in p["reviews"]:
-        t.add_row(r["review_id"], r["status"], r["kind"], escape(str(r.get("title") or "")),
-                  escape(str(r.get("drafted_by") or "")), r["created_at"][:19], r["gate"])
+        t.add_row(r["review_id"], r["status"], r["kind"], untrusted(str(r.get("title") or "")),
+                  untrusted(str(r.get("drafted_by") or "")), r["created_at"][:19], r["gate"])
     console.print(t)
     for c in p.get("corrupt", []):
-        console.print(f"[red]corrupt record[/red] {escape(c['file'])}: {escape(c['problem'])}")
+        console.print(f"[red]corrupt record[/red] {untrusted(c['file'])}: {untrusted(c['problem'])}")
 
 
 def render_review(console: Console, p: dict[str, Any]) -> None:
     d = p["draft"]
     head = f"[bold]{p['review_id']}[/bold] {p['kind']} · {p['status']}"
     if d.get("artifact_id"):
-        head += f" · revises {d['artifact_id']}"
+        head += f" · revises {untrusted(d['artifact_id'])}"
     console.print(head)
-    console.print(f"drafted by {escape(str(p['drafted_by'].get('name')))} at {p['created_at']}")
-    console.print(f"\n[bold]{escape(str(d.get('title') or '(title unchanged)'))}[/bold]")
+    console.print(f"drafted by {untrusted(str(p['drafted_by'].get('name')))} at {p['created_at']}")
+    console.print(f"\n[bold]{untrusted(str(d.get('title') or '(title unchanged)'))}[/bold]")
     if d.get("parent"):
-        console.print(f"parent: {d['parent']}")
-    console.print("\n" + escape(str(d.get("description", "")).rstrip()))
+        console.print(f"parent: {untrusted(d['parent'])}")
+    console.print("\n" + untrusted(str(d.get("description", "")).rstrip()))
     console.print("\n[bold]Acceptance criteria[/bold]")
     for i, c in enumerate(d.get("acceptance_criteria", []), 1):
-        console.print(f"  {i}. {escape(c)}")
+        console.print(f"  {i}. {untrusted(c)}")
     if p["status"] == "pending":
         console.print(f"\nrevetly review approve {p['review_id']}  |  reject --reason …  |  "
                       "withdraw")
@@ -43,12 +44,13 @@ def render_review(console: Console, p: dict[str, Any]) -> None:
 def render_answer(console: Console, p: dict[str, Any]) -> None:
     line = f"[bold]{p['review_id']}[/bold] is {p['status']}"
     if p.get("artifact_id") and p.get("wrote"):
-        line += f": wrote {p['artifact_id']} ({p.get('path')}) in commit {str(p['commit'])[:12]}"
+        line += (f": wrote {untrusted(p['artifact_id'])} ({untrusted(p.get('path'))}) "
+                 f"in commit {str(p['commit'])[:12]}")
     console.print(line)
     if p.get("answered_now") is False:
-        console.print(escape(str(p.get("detail", ""))))
+        console.print(untrusted(str(p.get("detail", ""))))
     if p.get("refusal"):
-        console.print(f"[red]the write was refused:[/red] {escape(p['refusal']['detail'])}")
+        console.print(f"[red]the write was refused:[/red] {untrusted(p['refusal']['detail'])}")
     if p.get("decided_via"):
         console.print(f"decided via {p['decided_via']} ({p['decided_channel']}), gate enforced: "
                       f"{p['decision_gate_enforced']}")
@@ -56,7 +58,7 @@ def render_answer(console: Console, p: dict[str, Any]) -> None:
 
 def render_status_set(console: Console, p: dict[str, Any]) -> None:
     if p.get("status") == "refused":
-        console.print(f"[red]refused:[/red] {escape(p['detail'])}\n  fix: {escape(p['fix'])}")
+        console.print(f"[red]refused:[/red] {untrusted(p['detail'])}\n  fix: {untrusted(p['fix'])}")
         return
     if p.get("unchanged"):
         console.print(f"{p['artifact_id']} is already {p['status']}; nothing written")
@@ -65,20 +67,21 @@ def render_status_set(console: Console, p: dict[str, Any]) -> None:
                       f"(commit {str(p['commit'])[:12]})")
     if p.get("claim"):
         c = p["claim"]
-        extra = f", taken over from {c['taken_over_from']}" if c.get("taken_over_from") else ""
-        console.print(f"claimed by {escape(c['by'])} since {c['at']}{extra}")
+        extra = f", taken over from {untrusted(c['taken_over_from'])}" if c.get("taken_over_from") else ""
+        console.print(f"claimed by {untrusted(c['by'])} since {c['at']}{extra}")
     if p.get("delivery"):
-        console.print(f"delivery record {p['delivery']['artifact_id']} ({p['delivery']['path']})")
+        console.print(f"delivery record {untrusted(p['delivery']['artifact_id'])} "
+                      f"({untrusted(p['delivery']['path'])})")
     if p.get("capture"):
         console.print(f"capture: {p['capture']}  (revetly status --capture …)")
 
 
 def render_recorded(console: Console, p: dict[str, Any]) -> None:
     conv = p["conversation"]
-    console.print(f"recorded {conv['artifact_id']} ({conv['path']}) in commit "
+    console.print(f"recorded {untrusted(conv['artifact_id'])} ({untrusted(conv['path'])}) in commit "
                   f"{str(p['commit'])[:12]}")
     for d in p["decisions"]:
-        console.print(f"  decision {d['artifact_id']}: {escape(d['title'])}")
+        console.print(f"  decision {d['artifact_id']}: {untrusted(d['title'])}")
     if p.get("superseded"):
-        console.print(f"  superseded: {', '.join(p['superseded'])}")
+        console.print(f"  superseded: {untrusted(', '.join(p['superseded']))}")
     console.print(f"capture: {p['capture']}")

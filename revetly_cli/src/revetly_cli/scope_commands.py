@@ -27,8 +27,9 @@ def _show_scope(payload: dict[str, Any], as_json: bool, renderer: str) -> None:
         output.print_json(payload)
         return
     from revetly_cli import render_scope
+    from revetly_cli.render_text import terminal_payload
 
-    getattr(render_scope, renderer)(_console(), payload)
+    getattr(render_scope, renderer)(_console(), terminal_payload(payload))
 
 
 @app.command()

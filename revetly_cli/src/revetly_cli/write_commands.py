@@ -34,8 +34,9 @@ def _show(payload: dict[str, Any], as_json: bool, renderer: str) -> None:
         output.print_json(payload)
     else:
         from revetly_cli import render_writes
+        from revetly_cli.render_text import terminal_payload
 
-        getattr(render_writes, renderer)(_console(), payload)
+        getattr(render_writes, renderer)(_console(), terminal_payload(payload))
     if payload.get("status") == "refused":
         raise typer.Exit(EXIT_REFUSED)
 

@@ -22,7 +22,12 @@ DEFAULT_FAMILIES: dict[str, str] = {
 MAX_RANGE = 50
 """A range in prose (``STORY-12..14``) longer than this is read as its two ends only."""
 
-_ID_SHAPE = re.compile(r"^[A-Z][A-Z0-9]*-\d+$")
+_ID_SHAPE = re.compile(r"^[A-Z][A-Z0-9]*-[0-9]+$")
+
+
+def is_ascii_id(written: str) -> bool:
+    """Ids are ASCII by rule: a full-width digit or a look-alike letter never spells an id."""
+    return written.isascii()
 
 
 @dataclass(frozen=True, order=True)
@@ -44,7 +49,7 @@ class IdKey:
 
 def id_key(artifact_id: str) -> IdKey | None:
     """The key of an id, ignoring case and zero padding (dotted sub-task parts included)."""
-    m = re.fullmatch(r"([A-Za-z][A-Za-z0-9]*)[-_ ](\d+)((?:\.\d+)*)", artifact_id.strip())
+    m = re.fullmatch(r"([A-Za-z][A-Za-z0-9]*)[-_ ]([0-9]+)((?:\.[0-9]+)*)", artifact_id.strip())
     if not m:
         return None
     sub = tuple(int(part) for part in m.group(3).split(".")[1:])
@@ -59,7 +64,7 @@ def spell_key(key: IdKey, width: int = 0) -> str:
 
 def number_width(written: str) -> int:
     """How many digits the main number of a written id has (its padding), 0 if none."""
-    m = re.search(r"[-_ ](\d+)(?:\.\d+)*\s*$", written)
+    m = re.search(r"[-_ ]([0-9]+)(?:\.[0-9]+)*\s*$", written)
     return len(m.group(1)) if m else 0
 
 
@@ -92,7 +97,8 @@ class IdFinder:
         # a range runs to ..14 or ..FAMILY-14 of the same family.
         self._pattern = re.compile(
             rf"(?<![A-Za-z0-9])(?:(?i:({alt}))-|({alt})[ _])(\d+)((?:\.\d+)+)?"
-            rf"(?:\s*\.\.\s*(?:(?i:({alt}))[-_ ]?)?(\d+))?(?![A-Za-z0-9])"
+            rf"(?:\s*\.\.\s*(?:(?i:({alt}))[-_ ]?)?(\d+))?(?![A-Za-z0-9])",
+            re.ASCII,  # ids are ASCII by rule: "STORY-０００５" in prose names nothing
         )
 
     def _family(self, written: str) -> str:

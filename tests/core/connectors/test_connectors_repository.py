@@ -281,13 +281,12 @@ def test_a_committed_deletion_is_a_deleted_artifact_dated_by_the_commit(instance
     first = read(instance)
     sha = g.remove_and_commit(["backlog/STORY-0001.md"], "Remove it")
     second = read(instance, known_of(first), first.cursor, full=False)
-    (a,) = second.upserts
-    assert a.id == "STORY-0001" and a.deleted
-    assert a.deleted_clock == "source-declared"
-    assert a.deleted_at == iso(g.commit_time(sha))
-    assert a.deleted_note == f"removed by commit {sha[:12]}"
-    assert a.title == "Doomed"  # the last content the source held
-    assert second.removals == []
+    # the store holds the artifact: it is marked deleted, the deleted blob is never re-parsed
+    assert second.upserts == []
+    (r,) = second.removals
+    assert (r.artifact_id, r.clock) == ("STORY-0001", "source-declared")
+    assert r.deleted_at == iso(g.commit_time(sha))
+    assert r.note == f"removed by commit {sha[:12]}"
 
 
 def test_a_full_read_finds_deletions_anywhere_in_history(instance: Instance) -> None:

@@ -259,6 +259,7 @@ _declared = st.fixed_dictionaries({}, optional={
 
 @given(st.lists(_pieces, max_size=12).map(" ".join), _declared,
        st.sampled_from(["STORY-0001", "STORY-0009", "REF-0001"]))
+@settings(deadline=None)  # no timed assertions: a first call on a loaded machine took 312 ms
 def test_links_obey_the_precedence_rules(body: str, declared: dict[str, Any], own: str) -> None:
     a = art(own, body=body, declared=declared)
     linker = linker_for()

@@ -48,9 +48,18 @@ def test_dates_become_iso_strings_at_every_depth() -> None:
     assert data["nested"] == [{"when": "2023-05-06"}]
 
 
-def test_non_string_keys_become_strings() -> None:
-    data, _ = split_frontmatter("---\n1: one\n2.5: two\nnull: three\n---\n")
-    assert data == {"1": "one", "2.5": "two", "None": "three"}
+@pytest.mark.parametrize("block", ["1: one\n", "2.5: two\n", "null: three\n", "yes: four\n",
+                                   "a:\n  2024-01-01: five\n"])
+def test_a_key_that_is_not_text_is_refused(block: str) -> None:
+    # JSON keys are text: a key YAML reads as a number, null, boolean or date is refused, not
+    # renamed (1 and "1" would otherwise be one key)
+    with pytest.raises(FrontmatterError, match="is not text") as info:
+        split_frontmatter(f"---\n{block}---\n")
+    assert info.value.code == "bad-value"
+
+
+def test_a_quoted_key_is_text() -> None:
+    assert split_frontmatter("---\n'1': one\n---\n")[0] == {"1": "one"}
 
 
 @pytest.mark.parametrize("text", ["", "no frontmatter\n", "# Title\n---\na: 1\n---\n",

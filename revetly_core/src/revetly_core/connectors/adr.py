@@ -27,7 +27,7 @@ from revetly_core.connectors.base import (
     SourceBatch,
     no_progress,
 )
-from revetly_core.connectors.gitfolder import FolderSource
+from revetly_core.connectors.gitfolder import FolderSource, guarded
 from revetly_core.connectors.lenient_yaml import decode_lenient, read_lenient
 from revetly_core.markdown.frontmatter import FrontmatterError
 from revetly_core.model import Artifact
@@ -35,7 +35,7 @@ from revetly_core.model import Artifact
 FOLDER_CANDIDATES = ("docs/decisions", "docs/adr", "doc/adr", "doc/decisions",
                      "docs/architecture/decisions", "adr")
 NOT_RECORDS = re.compile(r"^(readme|index|template|adr-template|.*-template)\.md$", re.I)
-_RECORD = re.compile(r"^(\d+)-(.+)\.md$")
+_RECORD = re.compile(r"^([0-9]+)-(.+)\.md$")  # ids are ASCII by rule
 _TITLE = re.compile(r"^#\s+(?:(?:ADR[- ]?)?\d+[.:]?\s+)?(.*?)\s*#*\s*$")
 _STATUS_LINE = re.compile(r"^\s*(?:[-*]\s+)?\**status\**\s*:\s*\**\s*(.+?)\s*$", re.I)
 _DATE_LINE = re.compile(r"^\s*(?:[-*]\s+)?\**date\**\s*:\s*\**\s*(\S+)", re.I)
@@ -114,7 +114,7 @@ def parse_record(path: str, data: bytes, *, settings: AdrSettings, source_id: st
     try:
         fm = read_lenient(text)
     except FrontmatterError as exc:
-        return problem("bad-yaml", f"{exc}; it is skipped")
+        return problem(exc.code, f"{exc}; it is skipped")
     assumed = ([decoded] if decoded else []) + [a for a in fm.assumed if fm.present]
     number = int(m.group(1))
     title = str(fm.data.get("title") or "").strip()
@@ -217,9 +217,13 @@ class AdrConnector(FolderSource):
         records: dict[int, AdrRecord] = {}
         by_id: dict[str, str] = {}
         for path in sorted(current):
-            parsed = parse_record(path, gf.read(path, current[path]), settings=self.settings,
-                                  source_id=self.source_id, project=self.project,
-                                  blob=current[path])
+            data = gf.read_or_problem(path, current[path], self.source_id)
+            parsed = [data] if isinstance(data, FileProblem) else guarded(
+                self.source_id, path, current[path], parse_record, path, data,
+                settings=self.settings, source_id=self.source_id, project=self.project,
+                blob=current[path])
+            if isinstance(parsed, FileProblem):
+                parsed = [parsed]
             if isinstance(parsed, list):
                 batch.problems.extend(parsed)
                 continue

@@ -40,26 +40,30 @@ from revetly_core.connectors.base import (
     SourceBatch,
     no_progress,
 )
-from revetly_core.connectors.gitfolder import FolderSource, changed_paths
+from revetly_core.connectors.gitfolder import FolderSource, changed_paths, guarded
 from revetly_core.connectors.lenient_yaml import decode_lenient, read_lenient
+from revetly_core.fsread import ReadRefused, read_file
 from revetly_core.ids import id_key
 from revetly_core.markdown.frontmatter import FrontmatterError
 from revetly_core.model import Artifact, HistoryEntry
 
 FOLDER_CANDIDATES = ("backlog", ".backlog")
 ROOT_CONFIG = "backlog.config.yml"
-_WRITTEN_ID = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)[-_ ](\d+)((?:\.\d+)*)\s*$")
-_FILE_ID = re.compile(r"^([A-Za-z][A-Za-z0-9]*-\d+(?:\.\d+)*)(?:\s*-\s*(.*))?\.md$")
+# ids are ASCII by rule: [0-9], never \d (which takes full-width and other digits)
+_WRITTEN_ID = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)[-_ ]([0-9]+)((?:\.[0-9]+)*)\s*$")
+_FILE_ID = re.compile(r"^([A-Za-z][A-Za-z0-9]*-[0-9]+(?:\.[0-9]+)*)(?:\s*-\s*(.*))?\.md$")
 _LEGACY_FILE_ID = re.compile(
-    r"^([A-Za-z][A-Za-z0-9]*)-([A-Za-z][A-Za-z0-9]*)-(\d+(?:\.\d+)*)(?:\s*-\s*(.*))?\.md$")
-_LEGACY_REF = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)-([A-Za-z][A-Za-z0-9]*)-(\d+(?:\.\d+)*)\s*$")
+    r"^([A-Za-z][A-Za-z0-9]*)-([A-Za-z][A-Za-z0-9]*)-([0-9]+(?:\.[0-9]+)*)(?:\s*-\s*(.*))?\.md$")
+_LEGACY_REF = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)-([A-Za-z][A-Za-z0-9]*)-([0-9]+(?:\.[0-9]+)*)\s*$")
 _BOLD_FIELD = re.compile(r"^\s*[-*]?\s*\*\*([A-Za-z][A-Za-z /-]{0,40}?)\s*:?\s*\*\*\s*:?\s*(.+?)\s*$")
-_ID_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z][A-Za-z0-9]*)?-\d+(?:\.\d+)*")
+_ID_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z][A-Za-z0-9]*)?-[0-9]+(?:\.[0-9]+)*")
 BOLD_KEYS = {"status": "status", "priority": "priority", "parent": "parent_task_id",
              "parent task": "parent_task_id", "dependencies": "dependencies",
              "depends on": "dependencies", "assignee": "assignee", "created": "created_date",
              "date": "created_date", "labels": "labels"}
 """Bold ``**Key:** value`` lines an old note without frontmatter states, and the field each is."""
+CONFIG_BYTES = 1_000_000
+"""The most a Backlog.md config file is read (bounded like every file)."""
 ASSUMED = "assumed"
 """Problem code prefix of a file read leniently (it is served; check names what was assumed)."""
 
@@ -76,8 +80,9 @@ def find_project_folder(repo_root: Path, declared: str | None = None) -> str | N
     root_config = repo_root / ROOT_CONFIG
     if root_config.is_file():
         try:
-            data = read_lenient("---\n" + root_config.read_text("utf-8") + "\n---\n").data
-        except (OSError, UnicodeDecodeError, FrontmatterError):
+            text = read_file(repo_root, ROOT_CONFIG, CONFIG_BYTES).decode("utf-8")
+            data = read_lenient("---\n" + text + "\n---\n").data
+        except (OSError, UnicodeDecodeError, FrontmatterError, ReadRefused):
             data = {}
         named = data.get("backlog_directory") or data.get("backlogDirectory")
         if isinstance(named, str) and named.strip() and ".." not in Path(named).parts:
@@ -90,10 +95,10 @@ def find_project_folder(repo_root: Path, declared: str | None = None) -> str | N
 
 def project_settings(repo_root: Path, folder: str) -> dict[str, Any]:
     """The project's own config.yml (statuses, prefixes, milestones), {} when unreadable."""
-    path = repo_root / folder / "config.yml"
     try:
-        return read_lenient("---\n" + path.read_text("utf-8") + "\n---\n").data
-    except (OSError, UnicodeDecodeError, FrontmatterError):
+        text = read_file(repo_root, f"{folder}/config.yml", CONFIG_BYTES).decode("utf-8")
+        return read_lenient("---\n" + text + "\n---\n").data
+    except (OSError, UnicodeDecodeError, FrontmatterError, ReadRefused):
         return {}
 
 
@@ -257,7 +262,7 @@ class BacklogMdReader:
         try:
             fm = read_lenient(text)
         except FrontmatterError as exc:
-            note("bad-yaml", f"{exc}; the file is skipped")
+            note(exc.code, f"{exc}; the file is skipped")
             return out
         assumptions = ([decoded] if decoded else []) + list(fm.assumed)
         data_fields = dict(fm.data)
@@ -506,8 +511,9 @@ class BacklogMdConnector(FolderSource):
         history, batch.history_complete = gf.history(prior_head)
         batch.history = history
         current = gf.blobs()
-        milestone_files = {p: gf.read(p, b) for p, b in current.items()
-                           if (folder_kind(p[len(gf.prefix):]) or "") == "milestone"}
+        milestone_files = {p: d for p, b in current.items()
+                           if (folder_kind(p[len(gf.prefix):]) or "") == "milestone"
+                           and isinstance(d := gf.read_or_problem(p, b, self.source_id), bytes)}
         probe = BacklogMdReader(self.settings, self.source_id, self.project, gf.prefix, {})
         milestones = milestone_map(probe, milestone_files)
         digest = hashlib.sha1(json.dumps(milestones, sort_keys=True).encode()).hexdigest()[:16]
@@ -527,7 +533,11 @@ class BacklogMdConnector(FolderSource):
         for i, path in enumerate(changed):
             if i % 500 == 0:
                 progress(f"read {self.source_id}", i, len(changed))
-            parsed = reader.parse(path, gf.read(path, current[path]), current[path])
+            data = gf.read_or_problem(path, current[path], self.source_id)
+            parsed = (Parsed(None, [data]) if isinstance(data, FileProblem) else guarded(
+                self.source_id, path, current[path], reader.parse, path, data, current[path]))
+            if isinstance(parsed, FileProblem):
+                parsed = Parsed(None, [parsed])
             batch.problems.extend(parsed.problems)
             if parsed.artifact is None:
                 bases.pop(path, None)

@@ -8,18 +8,21 @@ from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from revetly_core.connectors.base import FileProblem, KnownArtifact, Progress, SourceBatch, no_progress
 from revetly_core.connectors.gittime import commit_subject_body, commit_time
+from revetly_core.fsread import Listing, ReadRefused, display_path, name_problem
 from revetly_core.model import HistoryEntry
 
 if TYPE_CHECKING:
     from revetly_core.config import Config, SourceRepoSettings
 
 log = logging.getLogger("revetly.connectors.gitfolder")
+T = TypeVar("T")
 
 
 def resolve_repo_path(instance_root: Path, given: str) -> Path:
@@ -37,6 +40,7 @@ class FolderSource(ABC):
         self.source_id = source_id
         self.project = settings.project or config.default_project
         self.path = resolve_repo_path(instance_root, settings.path)
+        self.max_file_bytes: int = getattr(settings, "max_file_bytes", 1_000_000)
 
     @abstractmethod
     def find_folder(self) -> str | None:
@@ -55,7 +59,7 @@ class FolderSource(ABC):
         folder = self.find_folder()
         if folder is None:
             raise RuntimeError(self.missing_folder())
-        return GitFolder(self.path, folder)
+        return GitFolder(self.path, folder, self.max_file_bytes)
 
     def check(self) -> tuple[int, list[FileProblem]]:
         """(files read, problems): a full read in memory, for `revetly check`."""
@@ -65,10 +69,12 @@ class FolderSource(ABC):
 
 @dataclass
 class GitFolder:
-    """The ``.md`` files under ``folder`` of the repository at ``root``."""
+    """The ``.md`` files under ``folder`` of the repository at ``root``, read bounded to
+    ``limit`` bytes and never through a link out of that repository."""
 
     root: Path
     folder: str
+    limit: int = 1_000_000
 
     def __post_init__(self) -> None:
         import pygit2
@@ -87,10 +93,14 @@ class GitFolder:
         return path.endswith(".md") and path.startswith(self.prefix)
 
     def blobs(self) -> dict[str, str]:
-        """repository path -> blob id of every ``.md`` file under the folder, work tree first."""
+        """repository path -> blob id of every ``.md`` file under the folder, work tree first.
+
+        A file refused while listed (not UTF-8 named, too large, not regular, outside the
+        repository) is listed with a stand-in id; :meth:`read` raises its refusal.
+        """
         import pygit2
 
-        out: dict[str, str] = {}
+        self.listing = Listing(self.root, self.limit)
         head = self.head
         if head is not None:
             tree = self.repo[head].tree
@@ -100,18 +110,14 @@ class GitFolder:
                 except KeyError:
                     tree = None
             if tree is not None and tree.type == pygit2.enums.ObjectType.TREE:
-                self._list(tree, self.prefix.rstrip("/"), out)
+                self._list(tree, self.prefix.rstrip("/"), self.listing)
         for path, flags in self.repo.status(untracked_files="all").items():
             if not self.wanted(path) or flags & pygit2.enums.FileStatus.IGNORED:
                 continue
-            disk = self.root / path
-            if disk.is_file():
-                out[path] = str(pygit2.hash(disk.read_bytes()))
-            else:
-                out.pop(path, None)
-        return out
+            self.listing.add_worktree(path)
+        return dict(self.listing.blobs)
 
-    def _list(self, tree: Any, prefix: str, out: dict[str, str]) -> None:
+    def _list(self, tree: Any, prefix: str, out: Listing) -> None:
         import pygit2
 
         for entry in tree:
@@ -119,14 +125,26 @@ class GitFolder:
             if entry.type == pygit2.enums.ObjectType.TREE:
                 self._list(self.repo[entry.id], path, out)
             elif self.wanted(path):
-                out[path] = str(entry.id)
+                out.add_tree_entry(path, str(entry.id))
 
     def read(self, path: str, blob: str) -> bytes:
-        """The file's bytes: the work tree's copy, else the blob."""
+        """The file's bytes: the work tree's copy, else the blob; bounded, inside the repository.
+
+        Raises ReadRefused for a file that is not read.
+        """
+        listing = getattr(self, "listing", None) or Listing(self.root, self.limit)
+        return listing.read(path, self.repo, blob)
+
+    def read_or_problem(self, path: str, blob: str, source_id: str) -> bytes | FileProblem:
+        """:meth:`read`, or the problem naming the file when it is refused or unreadable."""
         try:
-            return (self.root / path).read_bytes()
-        except OSError:
-            return bytes(self.repo[blob].data)
+            return self.read(path, blob)
+        except ReadRefused as refused:
+            code = "outside-repository" if refused.code == "outside-root" else refused.code
+            return FileProblem(source_id, display_path(path), code, refused.detail, blob)
+        except Exception as exc:  # git's copy is gone or unreadable: this file only
+            return FileProblem(source_id, display_path(path), "unreadable",
+                               f"the file could not be read ({type(exc).__name__}: {exc})", blob)
 
     def history(self, prior_head: str | None) -> tuple[list[HistoryEntry], bool]:
         """(entries, complete): one entry per commit that changed a file under the folder.
@@ -174,7 +192,7 @@ class GitFolder:
                     continue
                 rel = delta.new_file.path if change != "deleted" else delta.old_file.path
                 path = self.prefix + rel
-                if self.wanted(path):
+                if self.wanted(path) and name_problem(path) is None:
                     entries.append(HistoryEntry(path, at, change, str(commit.id),
                                                 commit.author.name, subject))
         return entries, complete
@@ -186,6 +204,18 @@ class GitFolder:
             return self.repo[tree[self.prefix.rstrip("/")].id]
         except KeyError:
             return None
+
+
+def guarded(source_id: str, path: str, blob: str | None, parse: Callable[..., T], /, *args: Any,
+            **kwargs: Any) -> T | FileProblem:
+    """``parse(*args, **kwargs)`` of one file, where any failure at all fails only that file
+    (code ``unreadable``)."""
+    try:
+        return parse(*args, **kwargs)
+    except Exception as exc:  # one file's content never stops the pass
+        log.warning("%s: %s could not be read: %s", source_id, display_path(path), exc)
+        return FileProblem(source_id, display_path(path), "unreadable",
+                           f"the file could not be read ({type(exc).__name__}: {exc})", blob)
 
 
 def changed_paths(

@@ -11,9 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
-from revetly_core.markdown.frontmatter import FrontmatterError, _Loader, _plain
+from revetly_core.markdown.frontmatter import FrontmatterError, frontmatter_block
+from revetly_core.markdown.safe_yaml import YamlRefused, load_yaml
 
 _RESERVED_START = re.compile(r"^(\s*(?:-\s+)?[A-Za-z_][\w-]*:\s+|\s*-\s+)([@`].*?)\s*$")
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*):\s*(.*?)\s*$")
@@ -78,34 +77,37 @@ def _unquote(value: str) -> str:
 
 
 def _load(block: str) -> Any:
-    return yaml.load(block, Loader=_Loader)
+    """The safe loader; only a syntax error is left for the repairs to try."""
+    try:
+        return load_yaml(block, first_line=2)
+    except YamlRefused as exc:
+        if exc.code == "bad-yaml":
+            raise
+        raise FrontmatterError(f"frontmatter refused: {exc}", exc.code) from None
 
 
 def read_lenient(text: str) -> LenientFrontmatter:
     """Split a markdown file; repair frontmatter a strict loader rejects, saying how."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if not (text.startswith("---\n") or text.startswith("---\r\n")):
-        return LenientFrontmatter({}, text, ["the file has no '---' frontmatter block"], False)
-    lines = text.splitlines(keepends=True)
-    end = next((i for i in range(1, len(lines)) if lines[i].rstrip("\r\n") in ("---", "...")),
-               None)
-    if end is None:
-        raise FrontmatterError("the frontmatter block is never closed with '---'")
-    block = "".join(lines[1:end])
-    body = "".join(lines[end + 1 :])
+    try:
+        found = frontmatter_block(text)
+    except FrontmatterError as exc:  # never closed: these sources name it bad-yaml
+        raise FrontmatterError(str(exc), "bad-yaml") from None
+    if found is None:
+        body = text[1:] if text.startswith("\ufeff") else text
+        return LenientFrontmatter({}, body, ["the file has no '---' frontmatter block"], False)
+    block, body = found
     assumed: list[str] = []
     try:
         data = _load(block)
-    except yaml.YAMLError:
+    except YamlRefused:
         quoted, fixed = quote_reserved(block)
         try:
             data = _load(quoted) if fixed else None
             if data is None:
-                raise yaml.YAMLError("no repair")
+                raise YamlRefused("bad-yaml", "no repair")
             assumed.append("frontmatter is not strict YAML: read "
                            + ", ".join(repr(v) for v in fixed) + " as quoted text")
-        except yaml.YAMLError:
+        except YamlRefused:
             data = line_pairs(block)
             if not data:
                 raise FrontmatterError("frontmatter is not valid YAML and holds no "
@@ -115,7 +117,7 @@ def read_lenient(text: str) -> LenientFrontmatter:
         data = {}
     if not isinstance(data, dict):
         raise FrontmatterError("frontmatter is not a mapping of keys to values")
-    return LenientFrontmatter(_plain(data), body, assumed)
+    return LenientFrontmatter(data, body, assumed)
 
 
 def decode_lenient(data: bytes) -> tuple[str, str | None]:

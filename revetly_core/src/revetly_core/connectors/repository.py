@@ -19,8 +19,10 @@ from revetly_core.connectors.base import (
     SourceBatch,
     no_progress,
 )
+from revetly_core.connectors.gitfolder import guarded
 from revetly_core.connectors.gittime import commit_subject_body, commit_time
-from revetly_core.ids import id_key
+from revetly_core.fsread import Listing, ReadRefused, display_path, name_problem
+from revetly_core.ids import id_key, is_ascii_id
 from revetly_core.markdown.criteria import parse_criteria
 from revetly_core.markdown.frontmatter import FrontmatterError, split_frontmatter
 from revetly_core.model import Artifact, HistoryEntry
@@ -40,6 +42,20 @@ class _Deletion:
     at: str
     revision: str
     blob: str
+
+
+def refused_problem(path: str, refused: ReadRefused, blob: str | None = None) -> FileProblem:
+    """The problem naming a file that was not read (too large, not regular, outside, bad name)."""
+    code = "outside-instance" if refused.code == "outside-root" else refused.code
+    return FileProblem(SOURCE_ID, display_path(path), code, refused.detail, blob)
+
+
+def parse_guarded(
+    rel_path: str, data: bytes, *, config: Config, project: str, blob: str | None = None
+) -> Artifact | FileProblem:
+    """parse_artifact_file, where any failure at all fails only this file (code ``unreadable``)."""
+    return guarded(SOURCE_ID, rel_path, blob, parse_artifact_file, rel_path, data,
+                   config=config, project=project, blob=blob)
 
 
 def parse_artifact_file(
@@ -62,12 +78,14 @@ def parse_artifact_file(
     try:
         raw, body = split_frontmatter(text)
     except FrontmatterError as exc:
-        code = "bad-yaml" if "YAML" in str(exc) or "mapping" in str(exc) else "no-frontmatter"
-        return problem(code, str(exc))
+        return problem(exc.code, str(exc))
     try:
         fm = Frontmatter.model_validate(raw)
     except ValidationError as exc:
         return problem("schema", describe_error(exc))
+    if not is_ascii_id(fm.id):
+        return problem("id-not-ascii", f"id {fm.id!r} holds characters that are not ASCII "
+                                       "(ids are ASCII by rule); the file is skipped")
     key = id_key(fm.id)
     families = config.ids.families
     if key is None or key.sub or key.family not in families or fm.id != fm.id.strip():
@@ -75,7 +93,7 @@ def parse_artifact_file(
             "unknown-family",
             f"id {fm.id!r} is not FAMILY-NUMBER of a declared family ({', '.join(families)})",
         )
-    digits = re.search(r"(\d+)$", fm.id.strip())
+    digits = re.search(r"([0-9]+)$", fm.id.strip())
     canonical_id = f"{key.family}-{digits.group(1)}" if digits else fm.id
     declared: dict[str, Any] = {}
     for name in DECLARED_FIELDS:
@@ -161,7 +179,8 @@ class RepositoryConnector:
         prior_head = None if full else cursor.get("head")
         deletions = self._walk_history(repo, head, prior_head, batch, progress)
 
-        current = self._current_blobs(repo, head)
+        listing = self._listing(repo, head)
+        current = listing.blobs
         known_by_path = {k.path: k for k in known.values() if k.path and not k.deleted}
         prior_problems: dict[str, str | None] = {} if full else dict(cursor.get("problems", {}))
         changed = sorted(
@@ -188,10 +207,7 @@ class RepositoryConnector:
             if i % 500 == 0:
                 progress("read files", i, total)
             blob = current[path]
-            parsed = parse_artifact_file(
-                path, self._read_bytes(repo, path, blob), config=self.config,
-                project=self.config.project_for_path(path), blob=blob,
-            )
+            parsed = self._parse(repo, listing, path, blob)
             if isinstance(parsed, FileProblem):
                 batch.problems.append(parsed)
                 problems[path] = blob
@@ -220,8 +236,10 @@ class RepositoryConnector:
 
         live_ids = {ids_by_path[p] for p in owner_of.values()}
         self._deleted_records(repo, deletions, current, live_ids, known, batch)
+        removed = {r.artifact_id for r in batch.removals}
+        upserted = {a.id for a in batch.upserts}
         for k in sorted(known.values(), key=lambda k: k.id):
-            if k.deleted or k.id in live_ids or any(a.id == k.id for a in batch.upserts):
+            if k.deleted or k.id in live_ids or k.id in upserted or k.id in removed:
                 continue
             if k.path in current and k.path in problems:
                 continue  # a malformed file keeps its last good artifact serving
@@ -235,30 +253,39 @@ class RepositoryConnector:
         import pygit2
 
         repo = pygit2.Repository(str(self.root))
-        return self._current_blobs(repo, None if repo.head_is_unborn else repo.head.target)
+        self._last_listing = self._listing(repo, None if repo.head_is_unborn
+                                           else repo.head.target)
+        return dict(self._last_listing.blobs)
 
     def read_file(self, path: str, blob: str) -> Artifact | FileProblem:
-        """Parse one listed file the way a pass would."""
+        """Parse one listed file the way a pass would (after :meth:`list_files`)."""
         import pygit2
 
         repo = pygit2.Repository(str(self.root))
-        return parse_artifact_file(
-            path, self._read_bytes(repo, path, blob), config=self.config,
-            project=self.config.project_for_path(path), blob=blob,
-        )
+        listing = getattr(self, "_last_listing", None) or Listing(self.root, self._limit)
+        return self._parse(repo, listing, path, blob)
 
-    def _read_bytes(self, repo: Any, path: str, blob: str) -> bytes:
-        disk = self.root / path
+    @property
+    def _limit(self) -> int:
+        return self.config.connectors.repository.max_file_bytes
+
+    def _parse(self, repo: Any, listing: Listing, path: str, blob: str) -> Artifact | FileProblem:
+        """One listed file read (bounded, inside the instance) and parsed; never raises."""
         try:
-            return disk.read_bytes()
-        except OSError:
-            return bytes(repo[blob].data)
+            data = listing.read(path, repo, blob)
+        except ReadRefused as refused:
+            return refused_problem(path, refused, blob)
+        except Exception as exc:  # git's copy is gone or unreadable: this file only
+            return FileProblem(SOURCE_ID, display_path(path), "unreadable",
+                               f"the file could not be read ({type(exc).__name__}: {exc})", blob)
+        return parse_guarded(path, data, config=self.config,
+                             project=self.config.project_for_path(path), blob=blob)
 
-    def _current_blobs(self, repo: Any, head: Any) -> dict[str, str]:
-        """path -> blob id of every wanted file as the work tree has it now."""
+    def _listing(self, repo: Any, head: Any) -> Listing:
+        """Every wanted file as the work tree has it now (path -> blob id), read bounded."""
         import pygit2
 
-        blobs: dict[str, str] = {}
+        listing = Listing(self.root, self._limit)
         if head is not None:
             tree = repo[head].tree
             for folder in self.folders:
@@ -267,18 +294,15 @@ class RepositoryConnector:
                     entry = tree[name]
                 except KeyError:
                     continue
-                self._list_tree(repo, repo[entry.id], name, blobs)
+                if entry.type == pygit2.enums.ObjectType.TREE:
+                    self._list_tree(repo, repo[entry.id], name, listing)
         for path, flags in repo.status(untracked_files="all").items():
             if not self._wanted(path) or flags & pygit2.enums.FileStatus.IGNORED:
                 continue
-            disk = self.root / path
-            if disk.is_file():
-                blobs[path] = str(pygit2.hash(disk.read_bytes()))
-            else:
-                blobs.pop(path, None)
-        return blobs
+            listing.add_worktree(path)
+        return listing
 
-    def _list_tree(self, repo: Any, tree: Any, prefix: str, out: dict[str, str]) -> None:
+    def _list_tree(self, repo: Any, tree: Any, prefix: str, out: Listing) -> None:
         import pygit2
 
         for entry in tree:
@@ -286,7 +310,7 @@ class RepositoryConnector:
             if entry.type == pygit2.enums.ObjectType.TREE:
                 self._list_tree(repo, repo[entry.id], path, out)
             elif self._wanted(path):
-                out[path] = str(entry.id)
+                out.add_tree_entry(path, str(entry.id))
 
     def _walk_history(
         self, repo: Any, head: Any, prior_head: str | None, batch: SourceBatch, progress: Progress
@@ -325,8 +349,8 @@ class RepositoryConnector:
                 if change is None:
                     continue
                 path = delta.new_file.path if change != "deleted" else delta.old_file.path
-                if not self._wanted(path):
-                    continue
+                if not self._wanted(path) or name_problem(path) is not None:
+                    continue  # a name that is not UTF-8 is named by the listing, never stored
                 batch.history.append(HistoryEntry(
                     artifact_id=path, at=at, change=change, revision=str(commit.id),
                     author=commit.author.name, summary=subject,
@@ -347,22 +371,40 @@ class RepositoryConnector:
         known: dict[str, KnownArtifact],
         batch: SourceBatch,
     ) -> None:
-        """A file a commit removed becomes a deleted artifact dated by that commit."""
+        """A file a commit removed becomes a deleted artifact dated by that commit.
+
+        An artifact the store holds at that path is marked deleted without reading the file
+        again. Only a file this store never held (a full read of old history) is read, once,
+        bounded and guarded, to record what it was; if it cannot be read it leaves nothing.
+        """
+        by_path = {k.path: k for k in known.values() if k.path}
         for path in sorted(deletions):
             if path in current:
                 continue
             d = deletions[path]
-            parsed = parse_artifact_file(
-                path, bytes(repo[d.blob].data), config=self.config,
-                project=self.config.project_for_path(path), blob=d.blob,
-            )
-            if isinstance(parsed, FileProblem) or parsed.id in live_ids:
+            note = f"removed by commit {d.revision[:12]}"
+            prior = by_path.get(path)
+            if prior is not None:
+                if prior.id not in live_ids and prior.deleted_clock != "source-declared":
+                    batch.removals.append(Removal(prior.id, d.at, "source-declared", note))
                 continue
-            prior = known.get(parsed.id)
-            if prior is not None and prior.deleted and prior.deleted_clock == "source-declared":
+            parsed = self._parse_deleted(repo, path, d.blob)
+            if parsed is None or parsed.id in live_ids or parsed.id in known:
                 continue
             parsed.deleted = True
             parsed.deleted_at = d.at
             parsed.deleted_clock = "source-declared"
-            parsed.deleted_note = f"removed by commit {d.revision[:12]}"
+            parsed.deleted_note = note
             batch.upserts.append(parsed)
+
+    def _parse_deleted(self, repo: Any, path: str, blob: str) -> Artifact | None:
+        """The artifact a deleted blob held, or None when it cannot be read (nothing to name)."""
+        from revetly_core.fsread import read_blob
+
+        try:
+            data = read_blob(repo, blob, self._limit)
+        except Exception:  # too large, or gone from the object store: it leaves nothing
+            return None
+        parsed = parse_guarded(path, data, config=self.config,
+                               project=self.config.project_for_path(path), blob=blob)
+        return None if isinstance(parsed, FileProblem) else parsed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import json
 import logging
 import traceback
 from collections.abc import Callable, Iterator
@@ -14,10 +15,19 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from revetly_core.config import Config
-from revetly_core.connectors.base import Connector, Progress, SourceBatch, no_progress
+from revetly_core.connectors.base import (
+    Connector,
+    FileProblem,
+    KnownArtifact,
+    Progress,
+    Removal,
+    SourceBatch,
+    no_progress,
+)
 from revetly_core.connectors.commits import CommitsConnector
 from revetly_core.connectors.repository import RepositoryConnector
 from revetly_core.connectors.sources import declared_sources
+from revetly_core.fsread import display_path
 from revetly_core.ids import IdResolver, id_key
 from revetly_core.ingest.linker import (
     Linker,
@@ -129,6 +139,7 @@ def _run_locked(
                 full=full, now=started, progress=progress,
             )
             batch.known = known
+            keep_storable(batch)
         except Exception as exc:  # one unreadable source never stops the others
             log.warning("source %s failed: %s", connector.source_id, exc)
             failed.append({"source": connector.source_id, "project": connector.project,
@@ -170,6 +181,42 @@ def _run_locked(
         log.warning("keyword index update failed (rebuilt on the next pass): %s", exc)
     return PassResult(pass_id, outcome, full, revision, started, ended, source_rows, totals,
                       len(store.problems()))
+
+
+def unstorable(a: Artifact) -> str | None:
+    """Why the store cannot hold one artifact (a value JSON or SQLite refuses), else None."""
+    try:
+        json.dumps(a.metadata, allow_nan=False, default=str)
+        for value in artifact_row(a, ""):
+            if isinstance(value, str):
+                value.encode("utf-8")
+            elif isinstance(value, int) and not -(2**63) <= value < 2**63:
+                raise OverflowError(f"{value} is past SQLite's integers")
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def keep_storable(batch: SourceBatch) -> None:
+    """Move each artifact the store cannot hold out of the batch and name its file instead,
+    so one bad value fails its own file and never the pass."""
+    kept: list[Artifact] = []
+    for a in batch.upserts:
+        reason = unstorable(a)
+        if reason is None:
+            kept.append(a)
+            continue
+        path = display_path(a.source_path or a.id)
+        batch.problems.append(FileProblem(batch.source, path, "unstorable",
+                                          f"a value cannot be stored ({reason}); the file "
+                                          "is skipped", a.blob))
+        batch.cleared_paths.add(path)
+    batch.upserts = kept
+
+
+def redates(prior: KnownArtifact, removal: Removal) -> bool:
+    """A removal git dates (a commit) replaces one the pass found first (a missing file)."""
+    return removal.clock == "source-declared" and prior.deleted_clock != "source-declared"
 
 
 def config_fingerprint(config: Config) -> str:
@@ -221,10 +268,11 @@ def _apply(
         )
         for r in batch.removals:
             prior = known.get(r.artifact_id)
-            if prior is not None and not prior.deleted:
+            if prior is not None and (not prior.deleted or redates(prior, r)):
                 store.mark_deleted(r.artifact_id, r.deleted_at, r.clock, r.note)
-                c["deleted"] += 1
+                c["deleted"] += 0 if prior.deleted else 1
                 changed.add(r.artifact_id)
+                prior_ids.add(r.artifact_id)  # indexed before: its document is replaced
         if batch.history_complete:  # a whole re-walk (or rewritten history) replaces it
             store.clear_history(batch.source)
         store.add_history(batch.source, batch.history)
@@ -235,7 +283,9 @@ def _apply(
             batch.source, sorted({a.id for a in batch.upserts} | set(redated))
         )
         times_after = store.times_of(redated)
-        changed.update(i for i in redated if times_before.get(i) != times_after.get(i))
+        redone = {i for i in redated if times_before.get(i) != times_after.get(i)}
+        changed.update(redone)
+        prior_ids.update(redone)  # held before this pass: their index documents are replaced
         store.replace_problems(batch.source, batch.cleared_paths, batch.problems, full=full)
         counts[batch.source] = c
     _relink(store, config, changed, old_phrases, full=full, now=now, progress=progress)

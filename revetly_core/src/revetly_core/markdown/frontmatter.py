@@ -2,59 +2,60 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
-import yaml
-
-try:  # the C loader is an order of magnitude faster on large instances
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Loader = yaml.SafeLoader
+from revetly_core.markdown.safe_yaml import YamlRefused, load_yaml
 
 
 class FrontmatterError(ValueError):
-    """The file's frontmatter block is missing or is not a YAML mapping."""
+    """The file's frontmatter block is missing, is not a YAML mapping, or holds a refused value.
+
+    ``code`` is the problem code ``revetly check`` shows: ``no-frontmatter``, ``bad-yaml``,
+    ``bad-value`` (a value JSON cannot hold) or ``yaml-bounds`` (nesting or aliases too large).
+    """
+
+    def __init__(self, detail: str, code: str = "bad-yaml") -> None:
+        super().__init__(detail)
+        self.code = code
 
 
-def _plain(value: Any) -> Any:
-    """YAML values made JSON-ready: dates become ISO strings, nested values likewise."""
-    if isinstance(value, dt.datetime):
-        return value.isoformat()
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
+def frontmatter_block(text: str) -> tuple[str, str] | None:
+    """(YAML block, body) of a file that opens with a ``---`` block; None when it opens otherwise.
+
+    Raises FrontmatterError when the block is never closed.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not (text.startswith("---\n") or text.startswith("---\r\n")):
+        return None
+    lines = text.splitlines(keepends=True)
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip("\r\n") in ("---", "...")),
+               None)
+    if end is None:
+        raise FrontmatterError("the frontmatter block is never closed with '---'",
+                               "no-frontmatter")
+    return "".join(lines[1:end]), "".join(lines[end + 1 :])
+
+
+def load_mapping(block: str) -> dict[str, Any]:
+    """A frontmatter block loaded by the one safe loader; it must be a mapping (or empty)."""
+    try:
+        data = load_yaml(block, first_line=2)
+    except YamlRefused as exc:
+        raise FrontmatterError(f"frontmatter is {exc}" if exc.code == "bad-yaml"
+                               else f"frontmatter refused: {exc}", exc.code) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise FrontmatterError("frontmatter is not a mapping of keys to values")
+    return data
 
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     """Return (frontmatter mapping, body) of a markdown file that opens with a --- block."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if not (text.startswith("---\n") or text.startswith("---\r\n")):
-        raise FrontmatterError("the file does not open with a '---' frontmatter block")
-    lines = text.splitlines(keepends=True)
-    end = None
-    for i in range(1, len(lines)):
-        if lines[i].rstrip("\r\n") in ("---", "..."):
-            end = i
-            break
-    if end is None:
-        raise FrontmatterError("the frontmatter block is never closed with '---'")
-    block = "".join(lines[1:end])
-    body = "".join(lines[end + 1 :])
-    try:
-        data = yaml.load(block, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (frontmatter line {mark.line + 2})" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise FrontmatterError(f"frontmatter is not valid YAML{where}: {problem}") from None
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise FrontmatterError("frontmatter is not a mapping of keys to values")
-    return _plain(data), body
+    found = frontmatter_block(text)
+    if found is None:
+        raise FrontmatterError("the file does not open with a '---' frontmatter block",
+                               "no-frontmatter")
+    block, body = found
+    return load_mapping(block), body
