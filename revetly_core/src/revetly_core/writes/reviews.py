@@ -23,7 +23,7 @@ was refused; resolved: rejected by the reviewer; withdrawn: taken off the list u
 LIST_STATUSES = (*REVIEW_STATUSES, "all")
 _REVIEW_ID = re.compile(r"REV-[0-9a-f]{16}")
 REVIEWS_DIR = ".revetly/reviews"
-"""Where reviews live in the instance: beside the records, outside the deletable .revetly/."""
+"""Where reviews live: in the state folder, but not derived from anything (never delete it)."""
 
 
 def utc_now() -> str:
@@ -130,11 +130,11 @@ class ReviewStore:
         with FileLock(str(self.locks / f"{path.stem}.lock"), timeout=30):
             yield
 
-    def save(self, record: ReviewRecord) -> None:
-        """Write the record durably: temp file, fsync, rename."""
+    def save(self, record: ReviewRecord, *, crash: str | None = None) -> None:
+        """Write the record durably: temp file, fsync, rename (crash: the seam's point name)."""
         path = self._path(record.review_id)
         data = json.dumps(record.to_json(), indent=2, sort_keys=True, ensure_ascii=False)
-        atomic_write(path, (data + "\n").encode("utf-8"))
+        atomic_write(path, (data + "\n").encode("utf-8"), crash=crash)
 
     def load(self, review_id: object) -> ReviewRecord:
         """The record for an id; any other shape, or no file, is 'not on record'."""
