@@ -119,7 +119,8 @@ def set_status(
     if held is not None and not held.deleted and held.source != "repository" \
             and held.type in WORK_ITEM_TYPES:
         return delivery_only(ctx, held, new, verdicts, who, proj)
-    with write_lock(ctx.paths.state, ctx.root, "status-set") as batch:
+    kind = "delivery" if new == "done" else "status-set"
+    with write_lock(ctx.paths.state, ctx.root, kind) as batch:
         path = ctx.live_work_item_file(aid)
         front, body = read_markdown(path)
         held_id = str(front.get("id", aid))
