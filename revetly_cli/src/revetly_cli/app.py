@@ -37,6 +37,10 @@ def _show(payload: dict[str, Any], as_json: bool, renderer: str) -> None:
         return
     from revetly_cli import render
 
+    if payload.get("recovered"):  # an interrupted write the call settled first
+        from revetly_cli.render_writes import render_recovered
+
+        render_recovered(_console(), payload)
     getattr(render, renderer)(_console(), payload)
 
 InstanceOpt = Annotated[

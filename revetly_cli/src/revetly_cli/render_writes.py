@@ -82,3 +82,11 @@ def render_recorded(console: Console, p: dict[str, Any]) -> None:
     if p.get("superseded"):
         console.print(f"  superseded: {', '.join(p['superseded'])}")
     console.print(f"capture: {p['capture']}")
+
+
+def render_recovered(console: Console, p: dict[str, Any]) -> None:
+    """One line per interrupted write the call settled first: finished or rolled back."""
+    for r in p.get("recovered", []):
+        console.print(f"[yellow]recovered[/yellow] an interrupted {escape(str(r.get('kind')))} "
+                      f"write ({escape(str(r.get('intent')))}): {escape(str(r.get('outcome')))}, "
+                      f"{escape(str(r.get('detail', '')))}")

@@ -35,6 +35,7 @@ def _show(payload: dict[str, Any], as_json: bool, renderer: str) -> None:
     else:
         from revetly_cli import render_writes
 
+        render_writes.render_recovered(_console(), payload)
         getattr(render_writes, renderer)(_console(), payload)
     if payload.get("status") == "refused":
         raise typer.Exit(EXIT_REFUSED)

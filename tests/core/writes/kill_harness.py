@@ -151,14 +151,15 @@ class KillServer:
         return status
 
     def kill(self, root: Path, kind: str, delay: float) -> bool:
-        """One write SIGKILLed after delay seconds; True if the kill arrived before it ended."""
+        """One write SIGKILLed delay seconds after its engine opened; True if the kill arrived
+        before the write ended."""
         answer = self._ask("kill", root, kind, f"{delay:.6f}")
         if answer.startswith("exit") and int(answer.split()[1]) != 0:
             raise AssertionError(f"write {kind} failed: {answer}")
         return answer == "killed"
 
     def time(self, root: Path, kind: str) -> float:
-        """Seconds one unkilled write of a kind takes in a child."""
+        """Seconds one unkilled write of a kind takes in a child, from its engine opening."""
         return float(self._ask("time", root, kind).split()[1])
 
     def close(self) -> None:
@@ -167,8 +168,9 @@ class KillServer:
         self.proc.wait(timeout=60)
 
 
-def _child(root: str, kind: str, point: str | None) -> None:
-    """In the forked child: one write, then exit (or die at the armed point)."""
+def _child(root: str, kind: str, point: str | None, opened: int) -> None:
+    """In the forked child: open the engine, tell the server (a byte on opened), write, exit
+    (or die at the armed point)."""
     import traceback
 
     from revetly_core import Engine
@@ -179,6 +181,7 @@ def _child(root: str, kind: str, point: str | None) -> None:
             os.environ["REVETLY_CRASH_AT"] = point
         engine = Engine.open(root)
         engine.capture_mode = "none"
+        os.write(opened, b"o")
         perform(engine, kind)
     except BaseException:
         traceback.print_exc()
@@ -200,10 +203,15 @@ def serve() -> int:
     print("ready", flush=True)
     for line in sys.stdin:
         verb, root, kind, arg = [*line.split(), "-"][:4]
-        start = time.perf_counter()
+        read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:
-            _child(root, kind, arg if verb == "run" and arg != "-" else None)
+            os.close(read_end)
+            _child(root, kind, arg if verb == "run" and arg != "-" else None, write_end)
+        os.close(write_end)
+        os.read(read_end, 1)  # the child has opened its engine: the write starts now
+        os.close(read_end)
+        start = time.perf_counter()
         if verb == "kill":
             time.sleep(float(arg))
             with contextlib.suppress(ProcessLookupError):
