@@ -5,11 +5,13 @@
     python bench/bench_kills.py --kills 100
 
 Each kill runs one write in a forked child of a worker that imported the engine once
-(tests/core/writes/kill_harness.py) on a fresh copy of a small synced instance, sends it
-SIGKILL a random delay after its engine opened (within 1.5x that kind's measured write time),
-then recovers with a sync and checks: applied at most once, no residue (intent, temp file, git
-lock, uncommitted file), history, review records and CONTEXT agreeing. A kill that left nothing applied is
-retried and must then apply exactly once. Writes bench/results/kills.json.
+(tests/core/writes/kill_harness.py) on a fresh copy of a small synced instance, and sends it
+SIGKILL a random delay after its engine opened: odd runs anywhere within 1.5x that kind's
+measured write time, even runs between the moment its intent is recorded (measured by dying at
+the intent-recorded crash point) and its end. Then a sync recovers, and the run is checked:
+applied at most once, no residue (intent, temp file, git lock, uncommitted file), history,
+review records and CONTEXT agreeing. A kill that left nothing applied is retried and must then
+apply exactly once. Writes bench/results/kills.json.
 """
 
 from __future__ import annotations
@@ -35,12 +37,15 @@ BENCH_DIR = Path(__file__).resolve().parent
 def random_kills(server: kh.KillServer, template: Path, scratch: Path, kind: str, n: int,
                  rng: random.Random) -> dict[str, Any]:
     """n random kills of one write kind, and what each left after recovery."""
-    window = 1.5 * server.time(kh.fresh_copy(template, scratch / "timing"), kind)
+    start, end = server.apply_window(template, scratch, kind)
+    window = 1.5 * end
     tally: collections.Counter[str] = collections.Counter()
     problems: list[str] = []
     for i in range(n):
         root = kh.fresh_copy(template, scratch / "run")
-        killed = server.kill(root, kind, rng.uniform(0, window))
+        # half the kills anywhere in the call, half while the write is in flight
+        delay = rng.uniform(0, window) if i % 2 else rng.uniform(0.9 * start, 1.1 * end)
+        killed = server.kill(root, kind, delay)
         tally["killed" if killed else "finished-before-the-kill"] += 1
         out = kh.settle(root, kind, None)
         for r in out.recovered:
@@ -57,7 +62,8 @@ def random_kills(server: kh.KillServer, template: Path, scratch: Path, kind: str
             if again.applied != 1 or again.problems:
                 tally["retry-failures"] += 1
                 problems += [f"{kind} #{i} retry: {p}" for p in again.problems]
-    return {"kills": n, "window_s": round(window, 4), **dict(sorted(tally.items())),
+    return {"kills": n, "intent_recorded_after_s": round(start, 4),
+            "write_ends_after_s": round(end, 4), **dict(sorted(tally.items())),
             "double-applies": tally["double-applies"],
             "runs-with-residue-or-disagreement": tally["runs-with-residue-or-disagreement"],
             "problems": problems[:20]}

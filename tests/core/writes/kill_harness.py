@@ -158,9 +158,17 @@ class KillServer:
             raise AssertionError(f"write {kind} failed: {answer}")
         return answer == "killed"
 
-    def time(self, root: Path, kind: str) -> float:
-        """Seconds one unkilled write of a kind takes in a child, from its engine opening."""
-        return float(self._ask("time", root, kind).split()[1])
+    def time(self, root: Path, kind: str, point: str | None = None) -> float:
+        """Seconds from a child's engine opening until its write ends (or, armed, until it
+        dies at point)."""
+        return float(self._ask("time", root, kind, point or "-").split()[1])
+
+    def apply_window(self, template: Path, scratch: Path, kind: str) -> tuple[float, float]:
+        """(seconds to the intent being recorded, seconds to the write's end): where a kill
+        finds a write in flight."""
+        start = self.time(fresh_copy(template, scratch / "timing"), kind, "intent-recorded")
+        end = self.time(fresh_copy(template, scratch / "timing"), kind)
+        return start, max(end, start)
 
     def close(self) -> None:
         if self.proc.stdin is not None:
@@ -207,7 +215,8 @@ def serve() -> int:
         pid = os.fork()
         if pid == 0:
             os.close(read_end)
-            _child(root, kind, arg if verb == "run" and arg != "-" else None, write_end)
+            _child(root, kind, arg if verb in ("run", "time") and arg != "-" else None,
+                   write_end)
         os.close(write_end)
         os.read(read_end, 1)  # the child has opened its engine: the write starts now
         os.close(read_end)
@@ -218,10 +227,10 @@ def serve() -> int:
                 os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
         elapsed = time.perf_counter() - start
-        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
-            print("killed", flush=True)
-        elif verb == "time":
+        if verb == "time":
             print(f"seconds {elapsed:.6f}", flush=True)
+        elif os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
+            print("killed", flush=True)
         else:
             print(f"exit {os.WEXITSTATUS(status)}", flush=True)
     return 0

@@ -400,8 +400,12 @@ def recover_writes(root: Path, state_dir: Path) -> list[dict[str, Any]]:
     """What a sync runs first: every intent a dead write left, finished or rolled back."""
     if not state_dir.is_dir() or not (root / ".git").exists():
         return []
+    journal = Journal(root, state_dir)
+    if not journal.pending():  # nothing to settle: no lock taken, so a sync never waits on a write
+        sweep(journal, set())  # only dead writers' temp files go
+        return []
     with held_write_lock(state_dir, "recovery"):
-        return recover(root, state_dir)
+        return recover(root, state_dir, thorough=True)
 
 
 def pending_intent_problems(state_dir: Path) -> list[dict[str, Any]]:
