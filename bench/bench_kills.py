@@ -6,12 +6,12 @@
 
 Each kill runs one write in a forked child of a worker that imported the engine once
 (tests/core/writes/kill_harness.py) on a fresh copy of a small synced instance, and sends it
-SIGKILL a random delay after its engine opened: odd runs anywhere within 1.5x that kind's
-measured write time, even runs between the moment its intent is recorded (measured by dying at
-the intent-recorded crash point) and its end. Then a sync recovers, and the run is checked:
-applied at most once, no residue (intent, temp file, git lock, uncommitted file), history,
-review records and CONTEXT agreeing. A kill that left nothing applied is retried and must then
-apply exactly once. Writes bench/results/kills.json.
+SIGKILL: odd runs a random delay after its engine opened (within 1.5x that kind's measured
+write time), even runs a random delay after its intent file appeared (watched from outside;
+biased early within the measured time a write is in flight), so many kills land mid-write. Then a
+sync recovers, and the run is checked: applied at most once, no residue (intent, temp file,
+git lock, uncommitted file), history, review records and CONTEXT agreeing. A kill that left
+nothing applied is retried and must then apply exactly once. Writes bench/results/kills.json.
 """
 
 from __future__ import annotations
@@ -37,15 +37,16 @@ BENCH_DIR = Path(__file__).resolve().parent
 def random_kills(server: kh.KillServer, template: Path, scratch: Path, kind: str, n: int,
                  rng: random.Random) -> dict[str, Any]:
     """n random kills of one write kind, and what each left after recovery."""
-    start, end = server.apply_window(template, scratch, kind)
-    window = 1.5 * end
+    whole = server.time(kh.fresh_copy(template, scratch / "timing"), kind)
+    flight = server.flight_time(template, scratch, kind)
     tally: collections.Counter[str] = collections.Counter()
     problems: list[str] = []
     for i in range(n):
         root = kh.fresh_copy(template, scratch / "run")
-        # half the kills anywhere in the call, half while the write is in flight
-        delay = rng.uniform(0, window) if i % 2 else rng.uniform(0.9 * start, 1.1 * end)
-        killed = server.kill(root, kind, delay)
+        if i % 2:  # anywhere in the call
+            killed = server.kill(root, kind, rng.uniform(0, 1.5 * whole))
+        else:  # while the write is in flight: after its intent appeared
+            killed = server.kill_in_flight(root, kind, flight * rng.random() ** 2)
         tally["killed" if killed else "finished-before-the-kill"] += 1
         out = kh.settle(root, kind, None)
         for r in out.recovered:
@@ -62,8 +63,8 @@ def random_kills(server: kh.KillServer, template: Path, scratch: Path, kind: str
             if again.applied != 1 or again.problems:
                 tally["retry-failures"] += 1
                 problems += [f"{kind} #{i} retry: {p}" for p in again.problems]
-    return {"kills": n, "intent_recorded_after_s": round(start, 4),
-            "write_ends_after_s": round(end, 4), **dict(sorted(tally.items())),
+    return {"kills": n, "write_s": round(whole, 4), "in_flight_s": round(flight, 4),
+            **dict(sorted(tally.items())),
             "double-applies": tally["double-applies"],
             "runs-with-residue-or-disagreement": tally["runs-with-residue-or-disagreement"],
             "problems": problems[:20]}

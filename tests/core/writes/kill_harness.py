@@ -163,12 +163,19 @@ class KillServer:
         dies at point)."""
         return float(self._ask("time", root, kind, point or "-").split()[1])
 
-    def apply_window(self, template: Path, scratch: Path, kind: str) -> tuple[float, float]:
-        """(seconds to the intent being recorded, seconds to the write's end): where a kill
-        finds a write in flight."""
-        start = self.time(fresh_copy(template, scratch / "timing"), kind, "intent-recorded")
-        end = self.time(fresh_copy(template, scratch / "timing"), kind)
-        return start, max(end, start)
+    def flight_time(self, template: Path, scratch: Path, kind: str, runs: int = 3) -> float:
+        """Median seconds a write of a kind is in flight: from its intent file appearing (seen
+        from outside) to its end."""
+        times = sorted(float(self._ask("timeflight", fresh_copy(template, scratch / "timing"),
+                                       kind).split()[1]) for _ in range(runs))
+        return times[len(times) // 2]
+
+    def kill_in_flight(self, root: Path, kind: str, delay: float) -> bool:
+        """One write SIGKILLed delay seconds after its intent file appeared; True if killed."""
+        answer = self._ask("killflight", root, kind, f"{delay:.6f}")
+        if answer.startswith("exit") and int(answer.split()[1]) != 0:
+            raise AssertionError(f"write {kind} failed: {answer}")
+        return answer == "killed"
 
     def close(self) -> None:
         if self.proc.stdin is not None:
@@ -198,6 +205,20 @@ def _child(root: str, kind: str, point: str | None, opened: int) -> None:
         os._exit(code)
 
 
+def _await_intent(root: Path, pid: int) -> int | None:
+    """Watch (from outside) until the child's intent file appears: None then, or the child's
+    wait status when it ended first."""
+    folder = root / ".revetly" / "intents"
+    while True:
+        with contextlib.suppress(FileNotFoundError):
+            if any(e.name.endswith(".json") for e in os.scandir(folder)):
+                return None
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(0.0002)
+
+
 def serve() -> int:
     """The kill server's loop: one forked child per request line, its fate answered."""
     import signal
@@ -220,14 +241,17 @@ def serve() -> int:
         os.close(write_end)
         os.read(read_end, 1)  # the child has opened its engine: the write starts now
         os.close(read_end)
+        ended = None
+        if verb in ("killflight", "timeflight"):
+            ended = _await_intent(Path(root), pid)  # the write is in flight from here
         start = time.perf_counter()
-        if verb == "kill":
+        if verb in ("kill", "killflight") and ended is None:
             time.sleep(float(arg))
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
+        status = ended if ended is not None else os.waitpid(pid, 0)[1]
         elapsed = time.perf_counter() - start
-        if verb == "time":
+        if verb in ("time", "timeflight"):
             print(f"seconds {elapsed:.6f}", flush=True)
         elif os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
             print("killed", flush=True)

@@ -57,11 +57,14 @@ def test_a_kill_at_each_point_is_finished_once_or_left_undone(
 def test_random_kills_never_apply_twice_or_leave_residue(
         template: Path, server: kh.KillServer, tmp_path: Path, kind: str) -> None:
     rng = random.Random(f"kills-{kind}")
-    start, end = server.apply_window(template, tmp_path, kind)
+    whole = server.time(kh.fresh_copy(template, tmp_path / "timing"), kind)
+    flight = server.flight_time(template, tmp_path, kind)
     for n in range(RANDOM_KILLS):  # the first anywhere in the call, the others in flight
         root = kh.fresh_copy(template, tmp_path / f"acme-{n}")
-        delay = rng.uniform(0, 1.5 * end) if n == 0 else rng.uniform(0.9 * start, 1.1 * end)
-        server.kill(root, kind, delay)
+        if n == 0:
+            server.kill(root, kind, rng.uniform(0, 1.5 * whole))
+        else:
+            server.kill_in_flight(root, kind, flight * rng.random() ** 2)
         out = kh.settle(root, kind, None)
         assert out.problems == [] and out.applied in (0, 1)
         if out.applied == 0:
