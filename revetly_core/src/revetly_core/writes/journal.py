@@ -162,10 +162,11 @@ def _save_review(root: Path, state: Path, review: dict[str, Any], commit: str | 
     crash_point("review-saved")
 
 
-def run_intent(journal: Journal, intent: Intent) -> str | None:
+def run_intent(journal: Journal, intent: Intent, *, fresh: bool = False) -> str | None:
     """Carry an intent to the end: files in place, committed once, review saved, intent cleared.
 
-    A commit already carrying the intent's trailer is not made again.
+    A commit already carrying the intent's trailer is not made again (fresh: the intent was
+    recorded just now by this process, so history cannot hold its commit yet).
     """
     root = journal.root
     for n, rel in enumerate(sorted(intent.after)):
@@ -177,7 +178,7 @@ def run_intent(journal: Journal, intent: Intent) -> str | None:
         crash_point("files-written")
     commit: str | None = None
     if intent.after:
-        commit = commit_of_intent(root, intent.intent_id)
+        commit = None if fresh else commit_of_intent(root, intent.intent_id)
         if commit is None:
             at = int(intent.created_ts)
             commit = commit_bytes(root, dict(intent.after), intent.message, intent.author,
@@ -372,7 +373,7 @@ class WriteBatch:
         journal = Journal(self.root, self.state)
         journal.record(intent)
         try:
-            commit = run_intent(journal, intent)
+            commit = run_intent(journal, intent, fresh=True)
         except Exception:
             if not intent.after or commit_of_intent(self.root, intent.intent_id) is None:
                 roll_back(journal, intent)  # a failure, not a kill: undone before it is raised
