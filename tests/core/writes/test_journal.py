@@ -162,3 +162,34 @@ def test_an_intent_round_trips_its_bytes() -> None:
     intent.before = {"notes/CONV-0001.md": None}
     again = journal.Intent.from_json(json.loads(json.dumps(intent.to_json())))
     assert again == intent
+
+
+REVIEW_HOLDER = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from revetly_core.writes.reviews import ReviewStore
+    root = Path(sys.argv[1])
+    with ReviewStore(root, root / ".revetly").locked(sys.argv[2]):
+        print("held", flush=True)
+        sys.stdin.readline()
+""")
+
+
+def test_a_review_answered_elsewhere_too_long_is_a_busy_refusal(
+        winst: Instance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from revetly_core.writes import reviews
+
+    rid = engine(winst).submit_draft("Dunning", "Remind.", ["After 7 days"])["review_id"]
+    script = tmp_path / "review_holder.py"
+    script.write_text(REVIEW_HOLDER)
+    p = subprocess.Popen([sys.executable, str(script), str(winst.root), rid], env=_env(),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout is not None and p.stdout.readline().strip() == "held"
+        monkeypatch.setattr(reviews, "REVIEW_LOCK_TIMEOUT_S", 0.2)
+        with pytest.raises(Refusal) as exc:
+            engine(winst).resolve_review(rid, "reject", "no")
+        assert exc.value.code == "busy" and exc.value.extra["review_id"] == rid
+    finally:
+        p.communicate("\n", timeout=60)
+    assert engine(winst).review_state(rid)["status"] == "pending"
