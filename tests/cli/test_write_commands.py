@@ -142,3 +142,18 @@ def test_check_repair_via_cli(inst: Path) -> None:
     fixed = revetly("check", "--repair", "--instance", str(inst), "--json")
     assert fixed.returncode == 0, fixed.stdout
     assert json.loads(fixed.stdout)["repair"]["repaired"] == [{"path": "backlog/STORY-0001.md"}]
+
+
+def test_a_killed_status_set_is_finished_by_the_next_command_which_says_so(inst: Path) -> None:
+    killed = revetly("status-set", "STORY-0001", "parked", "--instance", str(inst),
+                     env={"REVETLY_CRASH_AT": "files-written"})
+    assert killed.returncode == 86  # died at the armed crash point, before its commit
+    again = revetly("status-set", "STORY-0001", "parked", "--instance", str(inst))
+    assert again.returncode == 0, again.stderr
+    assert "recovered an interrupted status-set write" in again.stdout
+    assert "completed" in again.stdout
+    repo = pygit2.Repository(str(inst))
+    flips = [c for c in repo.walk(repo.head.target) if "-> parked" in c.message]
+    assert len(flips) == 1  # finished once by recovery; the retry found it done
+    synced = json.loads(revetly("sync", "--instance", str(inst), "--json").stdout)
+    assert "recovered" not in synced

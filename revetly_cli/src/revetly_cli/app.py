@@ -63,6 +63,10 @@ def _show(payload: dict[str, Any], as_json: bool, renderer: str, **options: Any)
     from revetly_cli import render
     from revetly_cli.render_text import terminal_payload
 
+    if payload.get("recovered"):  # an interrupted write the call settled first
+        from revetly_cli.render_writes import render_recovered
+
+        render_recovered(_console(), terminal_payload(payload))
     getattr(render, renderer)(_console(), terminal_payload(payload), **options)
 
 InstanceOpt = Annotated[

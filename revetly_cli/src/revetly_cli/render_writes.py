@@ -85,3 +85,11 @@ def render_recorded(console: Console, p: dict[str, Any]) -> None:
     if p.get("superseded"):
         console.print(f"  superseded: {untrusted(', '.join(p['superseded']))}")
     console.print(f"capture: {p['capture']}")
+
+
+def render_recovered(console: Console, p: dict[str, Any]) -> None:
+    """One line per interrupted write the call settled first: finished or rolled back."""
+    for r in p.get("recovered", []):
+        console.print(f"[yellow]recovered[/yellow] an interrupted {untrusted(str(r.get('kind')))} "
+                      f"write ({untrusted(str(r.get('intent')))}): {untrusted(str(r.get('outcome')))}, "
+                      f"{untrusted(str(r.get('detail', '')))}")

@@ -36,7 +36,9 @@ def _show(payload: dict[str, Any], as_json: bool, renderer: str) -> None:
         from revetly_cli import render_writes
         from revetly_cli.render_text import terminal_payload
 
-        getattr(render_writes, renderer)(_console(), terminal_payload(payload))
+        shown = terminal_payload(payload)
+        render_writes.render_recovered(_console(), shown)
+        getattr(render_writes, renderer)(_console(), shown)
     if payload.get("status") == "refused":
         raise typer.Exit(EXIT_REFUSED)
 

@@ -62,8 +62,11 @@ class Engine:
     def sync(self, *, full: bool = False, progress: Progress = no_progress) -> dict[str, Any]:
         """Run a read pass and return what it did."""
         from revetly_core.ingest.readpass import run_pass
+        from revetly_core.writes.journal import recover_writes
 
-        return run_pass(self.root, self.config, full=full, progress=progress).payload()
+        recovered = recover_writes(self.root, self.paths.state)  # an interrupted write first
+        payload = run_pass(self.root, self.config, full=full, progress=progress).payload()
+        return {**payload, "recovered": recovered} if recovered else payload
 
     def context_health(self, capture: str | None = None) -> dict[str, Any]:
         """Whether the last pass landed, per source, and what CONTEXT holds (+ one capture)."""
@@ -86,9 +89,12 @@ class Engine:
 
         if repair:
             return self.check_repair()
+        from revetly_core.writes.checks import add_write_problems
+
         store = Store(self.paths.db, readonly=True) if self.paths.db.exists() else None
         try:
-            return check_instance(self.root, self.config, store)
+            return add_write_problems(check_instance(self.root, self.config, store), self.root,
+                                      self.config)
         finally:
             if store is not None:
                 store.close()
@@ -175,26 +181,28 @@ class Engine:
         self, title: str, description: str, acceptance_criteria: list[str],
         parent: str | None = None, repository: str | None = None, *,
         project: str | None = None, gate: Any = None, session_id: str | None = None,
-        principal: Any = None,
+        drafter: Any = None, agent_name: str | None = None, agent_version: str | None = None,
     ) -> dict[str, Any]:
         """A new story for a human to review: recorded pending first, then put on the gate."""
         from revetly_core.writes.drafts import submit_draft
 
         return submit_draft(self._writes(), title, description, acceptance_criteria, parent,
                             repository, project=project, gate=gate, session_id=session_id,
-                            principal=principal)
+                            drafter=drafter, agent_name=agent_name, agent_version=agent_version)
 
     def submit_revision(
         self, artifact_id: str, description: str, acceptance_criteria: list[str], *,
         title: str | None = None, project: str | None = None, gate: Any = None,
-        session_id: str | None = None, principal: Any = None,
+        session_id: str | None = None, drafter: Any = None, agent_name: str | None = None,
+        agent_version: str | None = None,
     ) -> dict[str, Any]:
         """A change to an existing story for a human to review, recorded pending first."""
         from revetly_core.writes.drafts import submit_revision
 
         return submit_revision(self._writes(), artifact_id, description, acceptance_criteria,
                                title=title, project=project, gate=gate, session_id=session_id,
-                               principal=principal)
+                               drafter=drafter, agent_name=agent_name,
+                               agent_version=agent_version)
 
     def raise_review(self, review_id: str, *, gate: Any = None,
                      session_id: str | None = None) -> dict[str, Any]:
@@ -211,7 +219,7 @@ class Engine:
 
     def resolve_review(
         self, review_id: str, decision: str, reason: str | None = None, *,
-        decided_via: str = "cli", session_id: str | None = None, principal: Any = None,
+        decided_via: str = "cli", session_id: str | None = None, approver: Any = None,
         served: bool = False,
     ) -> dict[str, Any]:
         """The reviewer's answer: the approver floor, then approve writes + commits the story."""
@@ -219,17 +227,17 @@ class Engine:
 
         return resolve_review(self._writes(), review_id, decision, reason,
                               decided_via=decided_via, session_id=session_id,
-                              principal=principal, served=served)
+                              approver=approver, served=served)
 
     def withdraw_review(
         self, review_id: str, reason: str | None = None, *, decided_via: str = "cli",
-        session_id: str | None = None, principal: Any = None,
+        session_id: str | None = None, approver: Any = None,
     ) -> dict[str, Any]:
         """Take a review off the list without deciding it."""
         from revetly_core.writes.drafts import withdraw_review
 
         return withdraw_review(self._writes(), review_id, reason, decided_via=decided_via,
-                               session_id=session_id, principal=principal)
+                               session_id=session_id, approver=approver)
 
     def review_state(self, review_id: str) -> dict[str, Any]:
         """Whether one review has been answered, and how."""

@@ -105,8 +105,12 @@ class GateRenderer:
 
         spec = tool_spec(name)
         if spec.opens_review:
-            return {"gate": declaration_of(rctx).gate,
-                    "session_id": self.server.sessions.state(rctx).session_id}
+            decl = declaration_of(rctx)
+            args: dict[str, Any] = {"gate": decl.gate,
+                                    "session_id": self.server.sessions.state(rctx).session_id}
+            if name != "raise_review":  # the drafting agent, by its client info
+                args.update(agent_name=decl.name, agent_version=decl.version)
+            return args
         if spec.app_only and not spec.read_only:
             return {"decided_via": "mcp-app",
                     "session_id": self.server.sessions.state(rctx).session_id}

@@ -21,13 +21,13 @@ ANA_TOKEN = Principal("ana", "person", True, "token")
 
 def _pending(inst: Instance, drafter: Principal | None = None) -> str:
     out = engine(inst).submit_draft("Dunning", "Remind them.", ["Reminder after 7 days"],
-                                    gate=GateChoice("app"), principal=drafter)
+                                    gate=GateChoice("app"), drafter=drafter)
     return str(out["review_id"])
 
 
 def _refused(inst: Instance, rid: str, approver: Principal, rule: str, *, served: bool = False) -> Refusal:
     with pytest.raises(Refusal) as exc:
-        engine(inst).resolve_review(rid, "approve", principal=approver, served=served,
+        engine(inst).resolve_review(rid, "approve", approver=approver, served=served,
                                     decided_via="mcp-app" if served else "cli")
     assert exc.value.code == "approver-floor" and exc.value.extra["rule"] == rule
     assert engine(inst).review_state(rid)["status"] == "pending"
@@ -79,7 +79,7 @@ def test_approver_may_draft_lets_them(winst: Instance) -> None:
     toml = winst.root / "revetly.toml"
     toml.write_text(toml.read_text() + "\n[auth]\napprover_may_draft = true\n")
     rid = _pending(winst, drafter=ANA_TOKEN)
-    out = engine(winst).resolve_review(rid, "approve", principal=ANA_TOKEN, served=True,
+    out = engine(winst).resolve_review(rid, "approve", approver=ANA_TOKEN, served=True,
                                        decided_via="mcp-app")
     assert out["status"] == "applied"
 
@@ -87,7 +87,7 @@ def test_approver_may_draft_lets_them(winst: Instance) -> None:
 def test_reject_is_not_floored(winst: Instance) -> None:
     rid = _pending(winst)
     out = engine(winst).resolve_review(rid, "reject", "no",
-                                       principal=Principal("ci", "machine", False, "x"))
+                                       approver=Principal("ci", "machine", False, "x"))
     assert out["status"] == "resolved"
 
 

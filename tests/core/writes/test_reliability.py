@@ -194,7 +194,7 @@ def test_too_many_criteria_refused(winst: Instance) -> None:
 
 
 def test_a_write_that_fails_before_its_commit_leaves_nothing(tmp_path: Path) -> None:
-    from revetly_core.writes.git_commit import write_lock
+    from revetly_core.writes.journal import write_lock
 
     existing = tmp_path / "notes" / "DEC-0001.md"
     existing.parent.mkdir()

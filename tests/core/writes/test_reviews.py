@@ -89,7 +89,7 @@ def test_review_pages_paginate_under_the_limit(winst: Instance) -> None:
 def test_approve_writes_and_commits_the_story(winst: Instance) -> None:
     out = _submit(winst, parent="EPIC-0001")
     e = engine(winst)
-    done = e.resolve_review(out["review_id"], "approve", principal=Principal(
+    done = e.resolve_review(out["review_id"], "approve", approver=Principal(
         "Ana Reviewer", "person", False, "REVETLY_REVIEWER"))
     assert done["status"] == "applied" and done["wrote"] is True
     assert done["decided_via"] == "cli" and done["decision_gate_enforced"] is True
@@ -126,7 +126,7 @@ def test_decided_channel_same_session_on_the_app(winst: Instance) -> None:
     out = _submit(winst, session_id="sess-1")
     done = engine(winst).resolve_review(
         out["review_id"], "approve", decided_via="mcp-app", session_id="sess-1",
-        principal=Principal("Ana", "person", True, "token"))
+        approver=Principal("Ana", "person", True, "token"))
     assert done["decided_channel"] == "the-session-that-raised-it"
     assert done["decision_gate_enforced"] is False
     assert "cannot tell" in done["decided_channel_detail"]
@@ -138,9 +138,9 @@ def test_decided_channel_other_session_and_unknown(winst: Instance) -> None:
     ana = Principal("Ana", "person", True, "token")
     e = engine(winst)
     assert e.resolve_review(a["review_id"], "reject", decided_via="mcp-elicitation",
-                            session_id="sess-2", principal=ana)["decided_channel"] == "another-session"
+                            session_id="sess-2", approver=ana)["decided_channel"] == "another-session"
     assert e.resolve_review(b["review_id"], "reject", decided_via="mcp-app",
-                            session_id="sess-2", principal=ana)["decided_channel"] == "unknown"
+                            session_id="sess-2", approver=ana)["decided_channel"] == "unknown"
 
 
 def test_bad_decided_via_is_refused(winst: Instance) -> None:

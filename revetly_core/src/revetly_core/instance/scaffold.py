@@ -62,10 +62,14 @@ def ensure_gitignore(root: Path) -> None:
 
 def first_commit(root: Path, paths: list[str]) -> str:
     """The new repository's first commit: the files init wrote (host JSON files excepted)."""
-    from revetly_core.writes.git_commit import commit_files
+    import time
+
+    from revetly_core.writes.git_commit import commit_bytes, identity
     from revetly_core.writes.principal import resolve_local_principal
 
-    return commit_files(root, paths, "revetly init: a new instance", resolve_local_principal(root))
+    who = identity(resolve_local_principal(root))
+    files: dict[str, bytes | None] = {rel: (root / rel).read_bytes() for rel in sorted(set(paths))}
+    return commit_bytes(root, files, "revetly init: a new instance", who, who, int(time.time()))
 
 
 def _safe_name(path: Path, fallback: str = "revetly") -> str:

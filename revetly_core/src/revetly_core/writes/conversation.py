@@ -12,8 +12,9 @@ from revetly_core.model import NOTE_TYPES, STATEMENT_NOTE_TYPES
 from revetly_core.refusal import Refusal
 from revetly_core.writes.answers import wrote_nothing
 from revetly_core.writes.context import WriteContext
-from revetly_core.writes.git_commit import commit_files, write_lock
+from revetly_core.writes.git_commit import identity
 from revetly_core.writes.instance_files import locate_file, next_id, read_markdown, write_markdown
+from revetly_core.writes.journal import write_lock
 from revetly_core.writes.limits import (
     MAX_BODY_CHARS,
     MAX_TITLE_CHARS,
@@ -149,20 +150,20 @@ def record_conversation(
     related = [check_artifact_id(r, "related_ids") for r in check_list(related_ids, "related_ids")]
     proj = ctx.project(project)
     who = ctx.principal(principal)
-    with write_lock(ctx.paths.state) as batch:
+    kind = "decide" if decisions else "note"
+    with write_lock(ctx.paths.state, ctx.root, kind) as batch:
         entries = [check_decision(ctx, d, i) for i, d in
                    enumerate(check_list(decisions, "decisions"), 1)]
         superseded_paths = {s: _held_note(ctx, s) for e in entries for s in e.supersedes}
         today = dt.date.today().isoformat()
         folder = ctx.folder_for("conversation", proj)
-        conv_id = next_id(ctx.root, folder, "CONV")
+        conv_id = next_id(ctx.root, folder, "CONV", batch=batch)
         files: list[str] = []
         written: list[dict[str, Any]] = []
         dec_ids: list[str] = []
         dec_folder = ctx.folder_for("decision", proj)
         for e in entries:
-            did = next_id(ctx.root, dec_folder, "DEC")
-            # reserve the id by writing now; the ids below see it
+            did = next_id(ctx.root, dec_folder, "DEC", batch=batch)  # sees the ones planned
             front: dict[str, Any] = {"id": did, "title": e.title, "type": e.type,
                                      "status": e.status, "created": today,
                                      "recorded_by": who.name, "references": [conv_id]}
@@ -195,7 +196,7 @@ def record_conversation(
         for e, did in zip(entries, dec_ids, strict=True):
             for sid in e.supersedes:
                 spath = superseded_paths[sid]
-                sfront, sbody = read_markdown(spath)
+                sfront, sbody = read_markdown(spath, batch)
                 by = sfront.get("superseded_by")
                 by = list(by) if isinstance(by, list) else ([by] if by else [])
                 if did not in by:
@@ -209,8 +210,8 @@ def record_conversation(
         message = f"{conv_id}: {title}"
         if dec_ids:
             message += f"\n\nDecisions: {', '.join(dec_ids)}"
-        commit = commit_files(ctx.root, files, message, who)
-    out: dict[str, Any] = {
+        commit = batch.commit(message, identity(who))
+    out: dict[str, Any] = {**({"recovered": batch.recovered} if batch.recovered else {}),
         "wrote": True, "project": proj, "recorded_by": who.record(),
         "conversation": {"artifact_id": conv_id, "path": cpath.relative_to(ctx.root).as_posix()},
         "decisions": written, "commit": commit, "capture": ctx.captures.file(commit),

@@ -13,8 +13,9 @@ from revetly_core.writes.approver_floor import check_approver
 from revetly_core.writes.context import WriteContext
 from revetly_core.writes.decision import check_decided_via, decided_channel
 from revetly_core.writes.gate import GateChoice
-from revetly_core.writes.git_commit import commit_files, write_lock
+from revetly_core.writes.git_commit import identity
 from revetly_core.writes.instance_files import next_id, read_markdown, write_markdown
+from revetly_core.writes.journal import WriteBatch, write_lock
 from revetly_core.writes.limits import (
     MAX_BODY_CHARS,
     MAX_TITLE_CHARS,
@@ -22,7 +23,7 @@ from revetly_core.writes.limits import (
     check_criteria,
     check_text,
 )
-from revetly_core.writes.principal import Principal
+from revetly_core.writes.principal import Principal, drafting_principal
 from revetly_core.writes.reviews import (
     LIST_STATUSES,
     ReviewRecord,
@@ -90,9 +91,13 @@ def submit_draft(
     ctx: WriteContext, title: str, description: str, acceptance_criteria: list[str],
     parent: str | None = None, repository: str | None = None, *, project: str | None = None,
     gate: GateChoice | None = None, session_id: str | None = None,
-    principal: Principal | None = None,
+    drafter: Principal | None = None, agent_name: str | None = None,
+    agent_version: str | None = None,
 ) -> dict[str, Any]:
-    """A new story put in front of a human: checked, folded, recorded pending, then gated."""
+    """A new story put in front of a human: checked, folded, recorded pending, then gated.
+
+    drafter is who the shell resolved (a token's subject); agent_name/agent_version are the
+    client info of the agent that drafted it. With neither, the local caller drafted it."""
     title = check_text(title, "title", MAX_TITLE_CHARS).strip()
     description = check_text(description, "description", MAX_BODY_CHARS, required=False)
     criteria = check_criteria(acceptance_criteria)
@@ -103,7 +108,7 @@ def submit_draft(
     if parent is not None:
         parent_id = check_artifact_id(parent, "parent")
         ctx.live_work_item_file(parent_id, "parent")
-    who = ctx.principal(principal)
+    who = drafting_principal(drafter, agent_name, agent_version, ctx.principal(None))
     draft = {"title": title, "description": folded, "acceptance_criteria": criteria,
              "parent": parent_id, "repository": repo}
     record = _open_review(ctx, "draft", draft, proj, gate, session_id, who)
@@ -114,9 +119,11 @@ def submit_draft(
 def submit_revision(
     ctx: WriteContext, artifact_id: str, description: str, acceptance_criteria: list[str], *,
     title: str | None = None, project: str | None = None, gate: GateChoice | None = None,
-    session_id: str | None = None, principal: Principal | None = None,
+    session_id: str | None = None, drafter: Principal | None = None,
+    agent_name: str | None = None, agent_version: str | None = None,
 ) -> dict[str, Any]:
-    """A change to an existing story put in front of a human, recorded pending first."""
+    """A change to an existing story put in front of a human, recorded pending first (drafter
+    and the agent's client info as submit_draft takes them)."""
     aid = check_artifact_id(artifact_id)
     description = check_text(description, "description", MAX_BODY_CHARS, required=False)
     criteria = check_criteria(acceptance_criteria)
@@ -125,7 +132,7 @@ def submit_revision(
     folded = fold_criteria(description, criteria)
     proj = ctx.project(project)
     base = file_digest(ctx.live_work_item_file(aid))
-    who = ctx.principal(principal)
+    who = drafting_principal(drafter, agent_name, agent_version, ctx.principal(None))
     draft = {"artifact_id": aid, "title": title, "description": folded,
              "acceptance_criteria": criteria, "base_sha1": base}
     record = _open_review(ctx, "revision", draft, proj, gate, session_id, who)
@@ -190,7 +197,7 @@ def list_reviews(ctx: WriteContext, status: str = "pending",
 def raise_review(ctx: WriteContext, review_id: str, *, gate: GateChoice | None = None,
                  session_id: str | None = None) -> dict[str, Any]:
     """Put a waiting review back in front of a human; a review no longer pending answers its state."""
-    with ctx.reviews.locked(review_id):
+    with ctx.reviews.locked(review_id), write_lock(ctx.paths.state, ctx.root, "raise"):
         record = ctx.reviews.load(review_id)
         if record.status != "pending":
             return {**state_payload(record), "raised_now": False,
@@ -265,57 +272,65 @@ def review_pages(ctx: WriteContext, review_id: str, *, body_limit: int = 2000) -
 
 def _review_log_entry(action: str, record: ReviewRecord, approver: Principal,
                       decided_via: str, at: str) -> dict[str, Any]:
-    return {"at": at, "action": action, "by": approver.name, "by_kind": approver.kind,
-            "verified": approver.verified, "review_id": record.review_id,
-            "decided_via": decided_via, "drafted_by": record.drafted_by.get("name")}
+    """The review_log line an approval writes: who approved it, and who (and which agent)
+    drafted it, as the review recorded them."""
+    entry = {"at": at, "action": action, "by": approver.name, "by_kind": approver.kind,
+             "verified": approver.verified, "review_id": record.review_id,
+             "decided_via": decided_via, "drafted_by": record.drafted_by.get("name"),
+             "drafted_by_kind": record.drafted_by.get("kind")}
+    if record.drafted_by.get("agent"):
+        entry["drafted_via"] = record.drafted_by["agent"]
+    return entry
 
 
-def _apply(ctx: WriteContext, record: ReviewRecord, approver: Principal,
-           decided_via: str, at: str) -> dict[str, Any]:
-    """Write and commit the approved draft; returns what was written."""
+def _credit(record: ReviewRecord, approver: Principal) -> str:
+    """The commit message's credit line: the drafter (and its agent) and the approver."""
+    d = record.drafted_by
+    agent = f" via {d['agent']}" if d.get("agent") and d.get("agent") != d.get("name") else ""
+    return f"drafted by {d.get('name')}{agent}, approved by {approver.name}"
+
+
+def _plan_apply(ctx: WriteContext, record: ReviewRecord, approver: Principal,
+                decided_via: str, at: str, batch: WriteBatch) -> tuple[str, dict[str, Any]]:
+    """Plan the approved draft's file in the batch: (commit message, what will be written)."""
     d = record.draft
     today = dt.date.today().isoformat()
-    with write_lock(ctx.paths.state) as batch:
-        if record.kind == "draft":
-            folder = ctx.folder_for("story", record.project)
-            aid = next_id(ctx.root, folder, "STORY")
-            path = ctx.root / folder / f"{aid}.md"
-            front: dict[str, Any] = {"id": aid, "title": d["title"], "type": "story",
-                                     "status": APPROVED_STATUS}
-            if d.get("parent"):
-                front["parent"] = d["parent"]
-            front["created"] = today
-            front["drafted_by"] = record.drafted_by.get("name")
-            front["review_log"] = [_review_log_entry("approved", record, approver,
-                                                     decided_via, at)]
-            body = render_story_body(d["description"], d["acceptance_criteria"])
-            message = f"{aid}: {d['title']}\n\nApproved draft {record.review_id} " \
-                      f"(drafted by {record.drafted_by.get('name')}, approved by {approver.name})"
-        else:
-            aid = d["artifact_id"]
-            path = ctx.live_work_item_file(aid)
-            if d.get("base_sha1") and file_digest(path) != d["base_sha1"]:
-                raise Refusal("story-changed", f"{aid} changed after this revision was drafted; "
-                              "approving it would overwrite that change",
-                              "submit the revision again against the story as it is now",
-                              {"id": aid})
-            front, _old = read_markdown(path)
-            if d.get("title"):
-                front["title"] = d["title"]
-            front["updated"] = today
-            log = front.get("review_log")
-            log = list(log) if isinstance(log, list) else []
-            log.append(_review_log_entry("revised", record, approver, decided_via, at))
-            front["review_log"] = log
-            body = render_story_body(d["description"], d["acceptance_criteria"])
-            aid = str(front.get("id", aid))
-            message = f"{aid}: revised\n\nApproved revision {record.review_id} " \
-                      f"(drafted by {record.drafted_by.get('name')}, approved by {approver.name})"
-        rel = path.relative_to(ctx.root).as_posix()
-        write_markdown(path, front, body, batch)
-        commit = commit_files(ctx.root, [rel], message, approver)
-    capture = ctx.captures.file(commit)
-    return {"artifact_id": aid, "path": rel, "commit": commit, "capture": capture}
+    if record.kind == "draft":
+        folder = ctx.folder_for("story", record.project)
+        aid = next_id(ctx.root, folder, "STORY", batch=batch)
+        path = ctx.root / folder / f"{aid}.md"
+        front: dict[str, Any] = {"id": aid, "title": d["title"], "type": "story",
+                                 "status": APPROVED_STATUS}
+        if d.get("parent"):
+            front["parent"] = d["parent"]
+        front["created"] = today
+        front["drafted_by"] = record.drafted_by.get("name")
+        front["review_log"] = [_review_log_entry("approved", record, approver, decided_via, at)]
+        body = render_story_body(d["description"], d["acceptance_criteria"])
+        message = f"{aid}: {d['title']}\n\nApproved draft {record.review_id} " \
+                  f"({_credit(record, approver)})"
+    else:
+        aid = d["artifact_id"]
+        path = ctx.live_work_item_file(aid)
+        if d.get("base_sha1") and file_digest(path) != d["base_sha1"]:
+            raise Refusal("story-changed", f"{aid} changed after this revision was drafted; "
+                          "approving it would overwrite that change",
+                          "submit the revision again against the story as it is now",
+                          {"id": aid})
+        front, _old = read_markdown(path)
+        if d.get("title"):
+            front["title"] = d["title"]
+        front["updated"] = today
+        log = front.get("review_log")
+        log = list(log) if isinstance(log, list) else []
+        log.append(_review_log_entry("revised", record, approver, decided_via, at))
+        front["review_log"] = log
+        body = render_story_body(d["description"], d["acceptance_criteria"])
+        aid = str(front.get("id", aid))
+        message = f"{aid}: revised\n\nApproved revision {record.review_id} " \
+                  f"({_credit(record, approver)})"
+    write_markdown(path, front, body, batch)
+    return message, {"artifact_id": aid, "path": path.relative_to(ctx.root).as_posix()}
 
 
 def already_answered(record: ReviewRecord) -> dict[str, Any]:
@@ -329,72 +344,92 @@ def raising_session(record: ReviewRecord) -> str | None:
     return record.raises[-1].get("session_id") if record.raises else record.session_id
 
 
+def _decision(decision: str, reason: str | None, by: Principal, at: str, decided_via: str,
+              record: ReviewRecord, session_id: str | None) -> dict[str, Any]:
+    """The answer's fields on the record: what was decided, by whom, on which channel."""
+    channel = decided_channel(decided_via, raising_session(record), session_id)
+    return {"decision": decision, "reason": reason, "decided_by": by.record(),
+            "decided_at": at, "decided_via": decided_via, "decided_channel": channel.channel,
+            "decided_channel_detail": channel.detail,
+            "decision_gate_enforced": channel.enforced}
+
+
 @wrote_nothing
 def resolve_review(
     ctx: WriteContext, review_id: str, decision: str, reason: str | None = None, *,
-    decided_via: str = "cli", session_id: str | None = None, principal: Principal | None = None,
+    decided_via: str = "cli", session_id: str | None = None, approver: Principal | None = None,
     served: bool = False,
 ) -> dict[str, Any]:
-    """The human's answer: the floor first, then approve writes and commits, reject keeps reason."""
+    """The human's answer: the floor first, then approve writes and commits, reject keeps reason.
+
+    approver is who the shell resolved as answering (a token's subject); without one, the
+    local reviewer (REVETLY_REVIEWER, then the local principal) answers. The record moves
+    in the same intent as the story's commit, so a retry after a kill never applies it twice.
+    """
     check_decided_via(decided_via)
     if decision not in ("approve", "reject"):
         raise Refusal("bad-argument", f"decision {decision!r} is neither approve nor reject",
                       "pass decision='approve' or decision='reject'", {"field": "decision"})
     if reason is not None:
         reason = check_text(reason, "reason", MAX_BODY_CHARS, required=False)
-    approver = ctx.principal(principal, reviewer=True)
-    with ctx.reviews.locked(review_id):
-        record = ctx.reviews.load(review_id)
+    who = ctx.principal(approver, reviewer=True)
+    kind = "approve" if decision == "approve" else "reject"
+    commit: str | None = None
+    with ctx.reviews.locked(review_id), write_lock(ctx.paths.state, ctx.root, kind) as batch:
+        record = ctx.reviews.load(review_id)  # read after recovery: the record is current
         if record.status != "pending":
-            return already_answered(record)
+            return {**already_answered(record), **_recovered(batch)}
         if decision == "approve":
-            check_approver(approver, Principal.from_record(record.drafted_by), served=served,
+            check_approver(who, Principal.from_record(record.drafted_by), served=served,
                            may_draft=ctx.config.auth.approver_may_draft, env=ctx.env)
-        channel = decided_channel(decided_via, raising_session(record), session_id)
         at = utc_now()
-        record.decision = {
-            "decision": decision, "reason": reason, "decided_by": approver.record(),
-            "decided_at": at, "decided_via": decided_via,
-            "decided_channel": channel.channel, "decided_channel_detail": channel.detail,
-            "decision_gate_enforced": channel.enforced,
-        }
+        record.decision = _decision(decision, reason, who, at, decided_via, record, session_id)
         record.updated_at = at
         if decision == "reject":
             record.status = "resolved"
+            batch.save_review(record)
         else:
             try:
-                record.written = _apply(ctx, record, approver, decided_via, at)
-                record.status, record.wrote = "applied", True
+                message, written = _plan_apply(ctx, record, who, decided_via, at, batch)
             except Refusal as exc:
+                batch.discard()
                 record.status = "refused"
                 record.refusal = exc.payload()["refusal"]
-        ctx.reviews.save(record)
-    return {**state_payload(record), "answered_now": True}
+                batch.save_review(record)
+            else:
+                record.status, record.wrote = "applied", True
+                record.written = {**written, "commit": None, "capture": None}
+                drafter = Principal.from_record(record.drafted_by)
+                commit = batch.commit(message, identity(drafter), identity(who), record)
+                record = ctx.reviews.load(review_id)
+    if commit is not None:
+        ctx.captures.file(commit)
+    return {**state_payload(record), "answered_now": True, **_recovered(batch)}
+
+
+def _recovered(batch: WriteBatch) -> dict[str, Any]:
+    return {"recovered": batch.recovered} if batch.recovered else {}
 
 
 @wrote_nothing
 def withdraw_review(
     ctx: WriteContext, review_id: str, reason: str | None = None, *, decided_via: str = "cli",
-    session_id: str | None = None, principal: Principal | None = None,
+    session_id: str | None = None, approver: Principal | None = None,
 ) -> dict[str, Any]:
-    """Take a review off the list without deciding it: nothing is written, nothing rejected."""
+    """Take a review off the list without deciding it: nothing is written, nothing rejected
+    (approver: who the shell resolved as answering, as resolve_review takes it)."""
     check_decided_via(decided_via)
     if reason is not None:
         reason = check_text(reason, "reason", MAX_BODY_CHARS, required=False)
-    who = ctx.principal(principal, reviewer=True)
-    with ctx.reviews.locked(review_id):
+    who = ctx.principal(approver, reviewer=True)
+    with ctx.reviews.locked(review_id), \
+            write_lock(ctx.paths.state, ctx.root, "withdraw") as batch:
         record = ctx.reviews.load(review_id)
         if record.status != "pending":
-            return already_answered(record)
-        channel = decided_channel(decided_via, raising_session(record), session_id)
+            return {**already_answered(record), **_recovered(batch)}
         at = utc_now()
         record.status = "withdrawn"
         record.updated_at = at
-        record.decision = {
-            "decision": "withdraw", "reason": reason, "decided_by": who.record(),
-            "decided_at": at, "decided_via": decided_via, "decided_channel": channel.channel,
-            "decided_channel_detail": channel.detail,
-            "decision_gate_enforced": channel.enforced,
-        }
-        ctx.reviews.save(record)
-    return {**state_payload(record), "answered_now": True}
+        record.decision = _decision("withdraw", reason, who, at, decided_via, record, session_id)
+        batch.save_review(record)
+    return {**state_payload(record), "answered_now": True, **_recovered(batch)}

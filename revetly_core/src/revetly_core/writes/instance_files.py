@@ -11,7 +11,7 @@ import yaml
 from revetly_core.ids import id_key
 from revetly_core.markdown.frontmatter import FrontmatterError, split_frontmatter
 from revetly_core.refusal import Refusal
-from revetly_core.writes.files import FileBatch
+from revetly_core.writes.journal import WriteBatch
 
 try:  # the C dumper is several times faster, and writes are timed with their commit
     _Dumper: Any = yaml.CSafeDumper
@@ -31,32 +31,42 @@ def render_markdown(front: dict[str, Any], body: str) -> str:
     return f"---\n{text}---\n\n{body.lstrip(chr(10))}"
 
 
-def read_markdown(path: Path) -> tuple[dict[str, Any], str]:
-    """(frontmatter, body) of an instance file; a broken file is refused naming it."""
+def read_markdown(path: Path, batch: WriteBatch | None = None) -> tuple[dict[str, Any], str]:
+    """(frontmatter, body) of an instance file (as this write's batch leaves it, when given);
+    a broken file is refused naming it."""
     try:
+        if batch is not None:
+            data = batch.read_bytes(path)
+            if data is None:
+                raise OSError("no such file")
+            return split_frontmatter(data.decode("utf-8"))
         return split_frontmatter(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, FrontmatterError) as exc:
         raise Refusal("unreadable-file", f"{path.name} cannot be read: {exc}",
                       "fix the file (see `revetly check`), then write again") from None
 
 
-def write_markdown(path: Path, front: dict[str, Any], body: str, batch: FileBatch) -> None:
-    """Write an instance file atomically, as part of one write's batch."""
+def write_markdown(path: Path, front: dict[str, Any], body: str, batch: WriteBatch) -> None:
+    """Plan an instance file as part of one write's batch (applied through its intent)."""
     batch.write(path, render_markdown(front, body).encode("utf-8"))
 
 
-def next_id(root: Path, folder: str, family: str, width: int = 4) -> str:
-    """The next free FAMILY-NNNN in a folder (by file name and the padding already in use)."""
+def next_id(root: Path, folder: str, family: str, width: int = 4,
+            batch: WriteBatch | None = None) -> str:
+    """The next free FAMILY-NNNN in a folder (by file name and the padding already in use),
+    counting the files this write's batch already plans there."""
     highest = 0
     used_width = 0
     pattern = re.compile(rf"^{re.escape(family)}-(\d+)\.md$", re.IGNORECASE)
     target = root / folder
-    if target.is_dir():
-        for entry in target.iterdir():
-            m = pattern.match(entry.name)
-            if m:
-                highest = max(highest, int(m.group(1)))
-                used_width = max(used_width, len(m.group(1)))
+    names = set(batch.names_in(target)) if batch is not None else set()
+    if target.is_dir() and not target.is_symlink():
+        names |= {entry.name for entry in target.iterdir()}
+    for name in names:
+        m = pattern.match(name)
+        if m:
+            highest = max(highest, int(m.group(1)))
+            used_width = max(used_width, len(m.group(1)))
     return f"{family}-{highest + 1:0{used_width or width}d}"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -36,12 +36,15 @@ class Principal:
     verified: bool
     source: str
     email: str | None = None
+    agent: str | None = None
+    """The agent the call came through (an MCP client's name and version), when one is known."""
 
     def record(self) -> dict[str, Any]:
         """The principal as a record stores it."""
         out = asdict(self)
-        if out["email"] is None:
-            del out["email"]
+        for key in ("email", "agent"):
+            if out[key] is None:
+                del out[key]
         return out
 
     @classmethod
@@ -49,7 +52,33 @@ class Principal:
         kind: Literal["person", "machine"] = (
             "machine" if data.get("kind") == "machine" else "person")
         return cls(str(data.get("name", "")), kind, bool(data.get("verified")),
-                   str(data.get("source", "unknown")), data.get("email"))
+                   str(data.get("source", "unknown")), data.get("email"), data.get("agent"))
+
+
+AGENT_SOURCE = "mcp-client-info"
+"""The source of a drafter known only by the agent it came through."""
+
+
+def agent_label(name: str | None, version: str | None) -> str | None:
+    """An MCP client's clientInfo as one label ('acme-agent 1.4.0'), or None when unnamed."""
+    if not isinstance(name, str) or not name.strip():
+        return None
+    label = name.strip()[:120]
+    if isinstance(version, str) and version.strip():
+        label += f" {version.strip()[:40]}"
+    return label
+
+
+def drafting_principal(given: Principal | None, agent_name: str | None,
+                       agent_version: str | None, local: Principal) -> Principal:
+    """Who drafted: the principal the shell passed (a token's subject), else the agent itself
+    (a machine known by its client info), else the local caller; the agent is kept beside it."""
+    agent = agent_label(agent_name, agent_version)
+    if given is not None:
+        return replace(given, agent=agent or given.agent)
+    if agent is not None and agent_name is not None:
+        return Principal(agent_name.strip()[:120], "machine", False, AGENT_SOURCE, agent=agent)
+    return local
 
 
 def is_machine_name(name: str) -> bool:

@@ -9,7 +9,8 @@ import yaml
 from revetly_core.model import WORK_ITEM_TYPES, Artifact
 from revetly_core.writes.answers import wrote_nothing
 from revetly_core.writes.context import WriteContext
-from revetly_core.writes.git_commit import commit_files, write_lock
+from revetly_core.writes.git_commit import identity
+from revetly_core.writes.journal import write_lock
 from revetly_core.writes.principal import Principal
 from revetly_core.writes.reviews import utc_now
 from revetly_core.writes.story_body import criteria_sections, repair_doubled
@@ -53,7 +54,7 @@ def repair_doubled_sections(ctx: WriteContext, paths: list[str],
     """Fold each named file's doubled section (last list kept), log it, commit them together."""
     who = ctx.principal(principal)
     repaired: list[dict[str, Any]] = []
-    with write_lock(ctx.paths.state) as batch:
+    with write_lock(ctx.paths.state, ctx.root, "repair") as batch:
         for rel in sorted(set(paths)):
             path = ctx.root / rel
             text = path.read_text(encoding="utf-8")
@@ -70,8 +71,7 @@ def repair_doubled_sections(ctx: WriteContext, paths: list[str],
             repaired.append({"path": rel})
         if not repaired:
             return {"repaired": [], "wrote": False}
-        commit = commit_files(ctx.root, [r["path"] for r in repaired],
-                              f"check --repair: fold {len(repaired)} doubled criteria section(s)",
-                              who)
+        commit = batch.commit(
+            f"check --repair: fold {len(repaired)} doubled criteria section(s)", identity(who))
     return {"repaired": repaired, "wrote": True, "commit": commit,
             "capture": ctx.captures.file(commit)}

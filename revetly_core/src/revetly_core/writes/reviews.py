@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 from revetly_core.refusal import Refusal
 from revetly_core.writes.files import atomic_write
@@ -23,7 +23,11 @@ was refused; resolved: rejected by the reviewer; withdrawn: taken off the list u
 LIST_STATUSES = (*REVIEW_STATUSES, "all")
 _REVIEW_ID = re.compile(r"REV-[0-9a-f]{16}")
 REVIEWS_DIR = ".revetly/reviews"
-"""Where reviews live in the instance: beside the records, outside the deletable .revetly/."""
+"""Where reviews live: in the state folder, but not derived from anything (never delete it)."""
+
+
+REVIEW_LOCK_TIMEOUT_S = 30.0
+"""How long an answer waits for another process answering the same review."""
 
 
 def utc_now() -> str:
@@ -124,17 +128,28 @@ class ReviewStore:
 
     @contextmanager
     def locked(self, review_id: str) -> Iterator[None]:
-        """Hold one review exclusively while it is answered (across processes)."""
+        """Hold one review exclusively while it is answered (across processes); a review a
+        live process keeps answering past the timeout is a `busy` refusal, never a crash."""
         path = self._path(review_id)
         self.locks.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(self.locks / f"{path.stem}.lock"), timeout=30):
+        lock = FileLock(str(self.locks / f"{path.stem}.lock"))
+        try:
+            lock.acquire(timeout=REVIEW_LOCK_TIMEOUT_S)
+        except Timeout:
+            raise Refusal("busy", f"review {review_id} is being answered by another process "
+                          f"(held for over {REVIEW_LOCK_TIMEOUT_S:.0f} s)",
+                          "try again; `revetly review show` says whether it was answered",
+                          {"review_id": review_id, "wrote": False}) from None
+        try:
             yield
+        finally:
+            lock.release()
 
-    def save(self, record: ReviewRecord) -> None:
-        """Write the record durably: temp file, fsync, rename."""
+    def save(self, record: ReviewRecord, *, crash: str | None = None) -> None:
+        """Write the record durably: temp file, fsync, rename (crash: the seam's point name)."""
         path = self._path(record.review_id)
         data = json.dumps(record.to_json(), indent=2, sort_keys=True, ensure_ascii=False)
-        atomic_write(path, (data + "\n").encode("utf-8"))
+        atomic_write(path, (data + "\n").encode("utf-8"), crash=crash)
 
     def load(self, review_id: object) -> ReviewRecord:
         """The record for an id; any other shape, or no file, is 'not on record'."""

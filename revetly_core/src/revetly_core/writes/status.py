@@ -15,9 +15,9 @@ from revetly_core.writes.delivery import (
     implementing_commits,
     normalise_verdicts,
 )
-from revetly_core.writes.files import FileBatch
-from revetly_core.writes.git_commit import commit_files, write_lock
+from revetly_core.writes.git_commit import identity
 from revetly_core.writes.instance_files import next_id, read_markdown, write_markdown
+from revetly_core.writes.journal import WriteBatch, write_lock
 from revetly_core.writes.limits import MAX_BODY_CHARS, MAX_TITLE_CHARS, check_artifact_id, check_text
 from revetly_core.writes.principal import Principal
 from revetly_core.writes.reviews import utc_now
@@ -34,7 +34,7 @@ def check_status(status: object) -> str:
 
 
 def write_delivery(
-    ctx: WriteContext, batch: FileBatch, item_id: str, title: str, criteria: list[str],
+    ctx: WriteContext, batch: WriteBatch, item_id: str, title: str, criteria: list[str],
     verdicts: list[Any] | None, who: Principal, now: str, project: str,
 ) -> dict[str, Any]:
     """Write the delivery record of a ship: a verdict per criterion, quoted as it stood."""
@@ -46,7 +46,7 @@ def write_delivery(
         if store is not None:
             store.close()
     folder = ctx.folder_for("delivery", project)
-    did = next_id(ctx.root, folder, "DEL")
+    did = next_id(ctx.root, folder, "DEL", batch=batch)
     dpath = ctx.root / folder / f"{did}.md"
     write_markdown(dpath, delivery_front(did, item_id, title, who.name, now, rows, commits),
                    delivery_body(item_id, rows), batch)
@@ -66,17 +66,23 @@ def delivery_only(ctx: WriteContext, held: Artifact, new: str, verdicts: list[An
                       "to: its status is set there",
                       f"set it on {held.source}; set_status(..., 'done', verdicts=...) here "
                       "records the delivery alone", {"id": held.id, "source": held.source})
-    with write_lock(ctx.paths.state) as batch:
+    with write_lock(ctx.paths.state, ctx.root, "delivery") as batch:
         now = utc_now()
         delivery = write_delivery(ctx, batch, held.id, held.title, list(held.criteria),
                                   verdicts, who, now, project)
-        commit = commit_files(ctx.root, [delivery["path"]],
-                              f"{delivery['artifact_id']}: delivery of {held.id}", who)
-    return {"artifact_id": held.id, "status": held.status, "previous_status": held.status,
+        commit = batch.commit(f"{delivery['artifact_id']}: delivery of {held.id}",
+                              identity(who))
+    return {**recovered_of(batch), "artifact_id": held.id, "status": held.status,
+            "previous_status": held.status,
             "project": project, "recorded_by": who.record(), "wrote": True, "commit": commit,
             "did": "delivery-only", "claim": None, "delivery": delivery,
             "note": f"{held.id} lives on {held.source}; no status was flipped anywhere",
             "capture": ctx.captures.file(commit)}
+
+
+def recovered_of(batch: WriteBatch) -> dict[str, Any]:
+    """What the write lock's recovery settled before this write ran (nothing when nothing)."""
+    return {"recovered": batch.recovered} if batch.recovered else {}
 
 
 def claim_refused(aid: str, holder: Claim, claimant: str) -> dict[str, Any]:
@@ -113,14 +119,16 @@ def set_status(
     if held is not None and not held.deleted and held.source != "repository" \
             and held.type in WORK_ITEM_TYPES:
         return delivery_only(ctx, held, new, verdicts, who, proj)
-    with write_lock(ctx.paths.state) as batch:
+    kind = "delivery" if new == "done" else "status-set"
+    with write_lock(ctx.paths.state, ctx.root, kind) as batch:
         path = ctx.live_work_item_file(aid)
         front, body = read_markdown(path)
         held_id = str(front.get("id", aid))
         old = front.get("status")
         now = utc_now()
         answer: dict[str, Any] = {"artifact_id": held_id, "previous_status": old,
-                                  "project": proj, "recorded_by": who.record()}
+                                  "project": proj, "recorded_by": who.record(),
+                                  **recovered_of(batch)}
         current = Claim.from_front(front.get("claim"))
         claim: Claim | None = None
         outcome = None
@@ -133,12 +141,10 @@ def set_status(
         if old == new and (new != "in-progress" or outcome == "kept") and new != "done":
             return {**answer, "status": new, "wrote": False, "unchanged": True,
                     "claim": claim.record() if claim else None, "capture": None}
-        files: list[str] = []
         delivery: dict[str, Any] | None = None
         if new == "done":
             delivery = write_delivery(ctx, batch, held_id, str(front.get("title", "")),
                                       criteria_of(body), verdicts, who, now, proj)
-            files.append(delivery["path"])
         elif verdicts:
             raise Refusal("bad-argument", "verdicts are given only when setting done",
                           "leave verdicts out for this status", {"field": "verdicts",
@@ -161,11 +167,10 @@ def set_status(
         log = front.get("review_log")
         front["review_log"] = [*(log if isinstance(log, list) else []), entry]
         write_markdown(path, front, body, batch)
-        files.append(path.relative_to(ctx.root).as_posix())
         message = f"{held_id}: {old or 'no status'} -> {new}"
         if claim is not None:
             message += f" ({'taken over by' if outcome == 'takeover' else 'claimed by'} {claim.by})"
-        commit = commit_files(ctx.root, files, message, who)
+        commit = batch.commit(message, identity(who))
     answer.update(status=new, wrote=True, commit=commit, did="flip+delivery" if delivery else "flip",
                   claim=claim.record() if claim else None, capture=ctx.captures.file(commit))
     if outcome is not None:
