@@ -242,14 +242,27 @@ def serve(
     max_frame: Annotated[
         int, typer.Option("--max-frame", help="Longest JSON-RPC line accepted, in bytes.")
     ] = 1024 * 1024,
+    http: Annotated[bool, typer.Option("--http", help="Serve Streamable HTTP, not stdio.")] = False,
+    host: Annotated[str | None, typer.Option("--host", help="HTTP bind address.")] = None,
+    port: Annotated[int | None, typer.Option("--port", help="HTTP port.")] = None,
+    path: Annotated[str | None, typer.Option("--path", help="HTTP endpoint path.")] = None,
+    read_only: Annotated[
+        bool, typer.Option("--read-only", help="HTTP: serve reads, refuse every write.")
+    ] = False,
 ) -> None:
-    """Run the MCP server over stdio for an agent host (the same as `revetly-mcp`)."""
+    """Run the MCP server over stdio for an agent host (the same as `revetly-mcp`), or with
+    --http as a Streamable HTTP endpoint (docs/serving.md)."""
     try:
         from revetly_mcp.server import run
     except ImportError:
         sys.stderr.write("revetly serve needs the revetly-mcp package: pip install revetly-mcp\n")
         raise typer.Exit(EXIT_REFUSED) from None
-    code = run(instance, project, max_frame)
+    if http:
+        from revetly_mcp.serve_http import run_http
+
+        code = run_http(instance, project, host=host, port=port, path=path, read_only=read_only)
+    else:
+        code = run(instance, project, max_frame)
     if code:
         raise typer.Exit(code)
 

@@ -50,8 +50,9 @@ def annotations_of(spec: ToolSpec) -> ToolAnnotations:
 class RevetlyServer:
     """The MCP shell over one Surface: registers tools, prompts, resources and middleware."""
 
-    def __init__(self, engine: Engine, project: str | None = None) -> None:
-        self.surface = Surface(engine, project)
+    def __init__(self, engine: Engine, project: str | None = None,
+                 surface: Surface | None = None) -> None:
+        self.surface = surface if surface is not None else Surface(engine, project)
         self.sessions = Sessions()
         self.limiter = anyio.CapacityLimiter(1)
         self.mcp = MCPServer("revetly", version=__version__, instructions=INSTRUCTIONS)
@@ -225,9 +226,11 @@ class RevetlyServer:
             await rctx.session.send_tool_list_changed()
 
 
-def build_server(engine: Engine, project: str | None = None) -> MCPServer:
-    """An MCPServer whose tools are single calls into the engine."""
-    return RevetlyServer(engine, project).mcp
+def build_server(engine: Engine, project: str | None = None,
+                 surface: Surface | None = None) -> MCPServer:
+    """An MCPServer whose tools are single calls into the engine: the one builder both
+    transports share (the HTTP endpoint passes its ServedSurface)."""
+    return RevetlyServer(engine, project, surface).mcp
 
 
 def serve_stdio(engine: Engine, project: str | None = None,

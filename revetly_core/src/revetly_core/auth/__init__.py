@@ -1,0 +1,57 @@
+"""Serving over HTTP: the address rule, token audience, the caller's principal, audit."""
+
+from revetly_core.auth.address import check_address_rule, is_loopback_host
+from revetly_core.auth.audience import audience_refusal, audiences_of, same_resource
+from revetly_core.auth.audit import AuditLog, audit_line, outcome_of, project_of
+from revetly_core.auth.endpoint import (
+    METADATA_ROOT,
+    bind_url,
+    metadata_paths,
+    metadata_url,
+    resource_metadata,
+    resource_url,
+    transport_error_body,
+)
+from revetly_core.auth.served_surface import (
+    ANONYMOUS,
+    Caller,
+    ServedSurface,
+    is_write,
+    read_only_refusal,
+    served_call_arguments,
+)
+from revetly_core.auth.token_principal import (
+    is_machine_token,
+    principal_of_claims,
+    subject_record,
+    token_source,
+)
+
+__all__ = [
+    "ANONYMOUS",
+    "METADATA_ROOT",
+    "AuditLog",
+    "Caller",
+    "ServedSurface",
+    "audience_refusal",
+    "audiences_of",
+    "audit_line",
+    "bind_url",
+    "check_address_rule",
+    "is_loopback_host",
+    "is_machine_token",
+    "is_write",
+    "metadata_paths",
+    "metadata_url",
+    "outcome_of",
+    "principal_of_claims",
+    "project_of",
+    "read_only_refusal",
+    "resource_metadata",
+    "resource_url",
+    "same_resource",
+    "served_call_arguments",
+    "subject_record",
+    "token_source",
+    "transport_error_body",
+]
