@@ -27,9 +27,12 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AnyHttpUrl
 from revetly_core.auth import (
     ANONYMOUS,
+    DECLARED_LOGGER,
     AuditLog,
     Caller,
+    DeclaredCounter,
     ServedSurface,
+    declared_line,
     is_loopback_host,
     metadata_paths,
     resource_metadata,
@@ -37,6 +40,7 @@ from revetly_core.auth import (
     transport_error_body,
 )
 from revetly_core.config import Config
+from revetly_core.writes.gate import ClientDeclaration
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -47,6 +51,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from revetly_core import Engine, __version__
 from revetly_mcp.auth import JwtVerifier
 from revetly_mcp.server import RevetlyServer
+from revetly_mcp.session import Sessions, declared_params
 
 log = logging.getLogger("revetly.http")
 
@@ -108,10 +113,15 @@ class HttpRevetlyServer(RevetlyServer):
     """The shared server, announcing list_changed on the session's standalone GET stream once
     it is attached (waiting up to ANNOUNCE_WAIT for it) rather than into no stream at all."""
 
-    tasks: TaskGroup | None = None
-    streams_of: Callable[[str], bool] = staticmethod(lambda sid: False)
+    def __init__(self, engine: Engine, project: str | None, surface: ServedSurface) -> None:
+        super().__init__(engine, project, surface)
+        self.tasks: TaskGroup | None = None
+        self.streams_of: Callable[[str], bool] = lambda sid: False
+        self.declared = Sessions()
+        self.counter = DeclaredCounter()
 
     async def _announce_once(self, rctx: ServerRequestContext[Any, Any]) -> None:
+        self._write_declared(rctx)
         if rctx.session.client_params is None:
             return
         state = self.sessions.state(rctx)
@@ -126,6 +136,18 @@ class HttpRevetlyServer(RevetlyServer):
             await rctx.session.send_tool_list_changed()
             return
         self.tasks.start_soon(self._announce_when_attached, rctx.session, sid)
+
+    def _write_declared(self, rctx: ServerRequestContext[Any, Any]) -> None:
+        """The revetly.declared line, once per session on its first request; never fails it."""
+        try:
+            state = self.declared.state(rctx)
+            if state.announced:
+                return
+            state.announced = True
+            decl = ClientDeclaration.from_initialize(declared_params(rctx))
+            logging.getLogger(DECLARED_LOGGER).info(declared_line(decl, self.counter.next(decl)))
+        except Exception as exc:  # a diagnostic never fails a call
+            log.debug("declared line not written: %s", exc)
 
     async def _announce_when_attached(self, session: Any, sid: str) -> None:
         with anyio.move_on_after(ANNOUNCE_WAIT):

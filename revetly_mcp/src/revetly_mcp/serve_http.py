@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 
@@ -48,6 +49,12 @@ def run_http(instance: str | None, project: str | None, *, host: str | None = No
         named = f" [{setting}]" if setting else ""
         sys.stderr.write(f"revetly-mcp: refused ({refusal.code}){named}: {refusal}\n")
         return 2
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    revetly_log = logging.getLogger("revetly")
+    revetly_log.addHandler(handler)
+    revetly_log.setLevel(logging.INFO)
+    revetly_log.propagate = False
     sys.stderr.write(f"revetly-mcp: serving Streamable HTTP at "
                      f"http://{address.host}:{address.port}{address.path} "
                      f"(resource {address.resource})\n")

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from clients import http_client
-from conftest import IssuerHandle, ServeFactory, auth_block
+from http_clients import http_client
 from processes import free_port
+from served_handles import IssuerHandle, ServeFactory, auth_block
 
 pytestmark = pytest.mark.anyio
 

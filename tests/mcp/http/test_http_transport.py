@@ -8,8 +8,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from clients import http_client, stdio_client
-from conftest import ServeFactory
+from http_clients import http_client, stdio_client
+from served_handles import ServeFactory
 from test_mcp_cli_parity import CASES
 
 pytestmark = pytest.mark.anyio
@@ -108,3 +108,21 @@ def test_list_changed_arrives_on_the_standalone_get_stream_only(
                 if line.startswith("data:"):
                     assert json.loads(line[5:])["method"] == "notifications/tools/list_changed"
                     break
+
+
+async def test_each_session_writes_one_declared_line_naming_its_gate(
+        synced_instance: Path, serve: ServeFactory) -> None:
+    from mcp.types import Implementation
+
+    served = serve(synced_instance)
+    for _ in range(2):
+        async with http_client(served.url, client_info=Implementation(name="acme-agent",
+                                                                      version="1.4.0")) as client:
+            await client.call_tool("context_health", {})
+            await client.call_tool("context_health", {})
+    lines = [x for x in served.server.output().splitlines() if "client declared:" in x]
+    assert len(lines) == 2
+    assert lines[0].startswith("revetly.declared: client declared: acme-agent 1.4.0 | ")
+    assert "protocol=2025-11-25" in lines[0] and "gate=parked" in lines[0]
+    assert lines[0].endswith("sessions from this client since start=1")
+    assert lines[1].endswith("sessions from this client since start=2")

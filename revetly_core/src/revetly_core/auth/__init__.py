@@ -3,6 +3,7 @@
 from revetly_core.auth.address import check_address_rule, is_loopback_host
 from revetly_core.auth.audience import audience_refusal, audiences_of, same_resource
 from revetly_core.auth.audit import AuditLog, audit_line, outcome_of, project_of
+from revetly_core.auth.declared import DECLARED_LOGGER, DeclaredCounter, declared_line
 from revetly_core.auth.endpoint import (
     METADATA_ROOT,
     bind_url,
@@ -29,15 +30,18 @@ from revetly_core.auth.token_principal import (
 
 __all__ = [
     "ANONYMOUS",
+    "DECLARED_LOGGER",
     "METADATA_ROOT",
     "AuditLog",
     "Caller",
+    "DeclaredCounter",
     "ServedSurface",
     "audience_refusal",
     "audiences_of",
     "audit_line",
     "bind_url",
     "check_address_rule",
+    "declared_line",
     "is_loopback_host",
     "is_machine_token",
     "is_write",

@@ -91,6 +91,7 @@ class ServedSurface(Surface):
                 options.setdefault(key, value)
             payload = super().call(name, arguments, **options)
         if self.audit is not None:
-            self.audit.append(audit_line(caller.subject(), name, project_of(payload, arguments),
-                                         outcome_of(payload)))
+            project = project_of(payload, arguments) or self.bound or \
+                self.engine.config.default_project
+            self.audit.append(audit_line(caller.subject(), name, project, outcome_of(payload)))
         return payload
