@@ -11,7 +11,7 @@ It signs RS256 access tokens with joserfc (authlib's JOSE) and publishes:
   POST /rotate                                   a new signing key under a new kid
 
 Test knobs on the password grant: `resource` (RFC 8707; omitted -> no aud), `ttl` seconds
-(negative -> already expired), `name`, `email`, `scope`.
+(negative -> already expired), `name`, `email`, `scope`, `groups` (comma list).
 
     python tests/support/issuer.py --port 9000
 """
@@ -92,8 +92,10 @@ def build_app(base: str) -> Starlette:
         grant = form.get("grant_type")
         resource = str(form.get("resource") or "") or None
         if grant == "password":
-            extra = {"name": form.get("name"), "email": form.get("email"),
-                     "scope": form.get("scope")}
+            extra: dict[str, Any] = {"name": form.get("name"), "email": form.get("email"),
+                                     "scope": form.get("scope")}
+            if form.get("groups"):
+                extra["groups"] = str(form.get("groups")).split(",")
             tok = state.mint(str(form.get("username")), resource=resource,
                              ttl=int(str(form.get("ttl") or 300)), extra=extra)
         elif grant == "client_credentials":

@@ -222,6 +222,15 @@ class IndexSection(_Strict):
     backend: Literal["fts5", "whoosh"] = "fts5"
 
 
+class GrantsSection(_Strict):
+    """[auth.grants]: which projects a token's claim values reach (no section narrows nothing)."""
+
+    claim: str = "groups"
+    """The token claim read (a string or a list of strings)."""
+    values: dict[str, list[str]] = Field(default_factory=dict)
+    """Claim value -> the projects it reaches."""
+
+
 class AuthSection(_Strict):
     """[auth]: who may approve what (the writes' approver floor reads approver_may_draft), and
     the verifier a served endpoint checks every bearer token with (revetly_core.auth)."""
@@ -242,6 +251,7 @@ class AuthSection(_Strict):
     """Scopes a token must carry (and the document's scopes_supported)."""
     audit_log: str | None = None
     """The append-only file a served endpoint writes one audit line per call to."""
+    grants: GrantsSection | None = None
 
     @field_validator("issuer", "jwks_uri", "introspection_url")
     @classmethod

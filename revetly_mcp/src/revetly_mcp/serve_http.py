@@ -7,7 +7,7 @@ import os
 import sys
 
 import uvicorn
-from revetly_core.auth import check_address_rule
+from revetly_core.auth import check_address_rule, check_grants
 from revetly_core.config import parse_config
 
 from revetly_core import Engine, Refusal
@@ -28,6 +28,7 @@ def prepare(instance: str | None, project: str | None, host: str | None, port: i
     engine = Engine.open(instance)
     address = address_of(engine.config, host, port, _checked_path(path))
     check_address_rule(address.host, engine.config.auth)
+    check_grants(engine.config)
     verifier = None
     if engine.config.auth.verifier is not None:
         from revetly_mcp.auth import build_verifier

@@ -13,6 +13,14 @@ from revetly_core.auth.endpoint import (
     resource_url,
     transport_error_body,
 )
+from revetly_core.auth.grants import (
+    check_grants,
+    claim_values,
+    grant_key,
+    grant_project,
+    granted_projects,
+    no_grant_refusal,
+)
 from revetly_core.auth.served_surface import (
     ANONYMOUS,
     Caller,
@@ -41,12 +49,18 @@ __all__ = [
     "audit_line",
     "bind_url",
     "check_address_rule",
+    "check_grants",
+    "claim_values",
     "declared_line",
+    "grant_key",
+    "grant_project",
+    "granted_projects",
     "is_loopback_host",
     "is_machine_token",
     "is_write",
     "metadata_paths",
     "metadata_url",
+    "no_grant_refusal",
     "outcome_of",
     "principal_of_claims",
     "project_of",

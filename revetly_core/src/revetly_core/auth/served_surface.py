@@ -9,6 +9,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from revetly_core.auth.audit import AuditLog, audit_line, outcome_of, project_of
+from revetly_core.auth.grants import (
+    grant_key,
+    grant_project,
+    granted_projects,
+    no_grant_refusal,
+)
 from revetly_core.auth.token_principal import principal_of_claims, subject_record
 from revetly_core.engine import Engine
 from revetly_core.refusal import Refusal
@@ -82,14 +88,34 @@ class ServedSurface(Surface):
 
     def call(self, name: str, arguments: dict[str, Any], **options: Any) -> dict[str, Any]:
         caller = self.caller()
+        granted = granted_projects(self.engine.config, caller.claims, self.bound) \
+            if caller.authenticated else None
         if self.read_only and name in self.served() and is_write(name):
             payload = state_project(read_only_refusal(name).payload(), self.bound)
+        elif granted is not None and not granted:
+            payload = {**no_grant_refusal(name).payload(),
+                       "grant": grant_key(self.engine.config, caller.claims)}
         else:
+            asked = arguments.get("project")
+            elsewhere = self.bound is not None and asked not in (None, self.bound)
+            if granted is not None and tool_spec(name).takes_project and not elsewhere:
+                try:
+                    arguments = {**arguments, "project": grant_project(
+                        granted, arguments.get("project"), self.bound or
+                        self.engine.config.default_project, name)}
+                except Refusal as refusal:
+                    payload = state_project(refusal.payload(), self.bound)
+                    return self._audited(caller, name, arguments, payload)
             method = getattr(self.engine, name, None)
             extra = served_call_arguments(method, caller) if callable(method) else {}
             for key, value in extra.items():
                 options.setdefault(key, value)
             payload = super().call(name, arguments, **options)
+        return self._audited(caller, name, arguments, payload)
+
+    def _audited(self, caller: Caller, name: str, arguments: dict[str, Any],
+                 payload: dict[str, Any]) -> dict[str, Any]:
+        """The call's one audit line, then its answer."""
         if self.audit is not None:
             project = project_of(payload, arguments) or self.bound or \
                 self.engine.config.default_project
