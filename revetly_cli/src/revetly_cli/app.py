@@ -267,6 +267,19 @@ def serve(
         raise typer.Exit(code)
 
 
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def supervise(ctx: typer.Context) -> None:
+    """Run the served endpoint (`serve --http` options) and restart it when it crashes."""
+    try:
+        from revetly_mcp.supervise import supervise as run_supervised
+    except ImportError:
+        sys.stderr.write("revetly supervise needs the revetly-mcp package\n")
+        raise typer.Exit(EXIT_REFUSED) from None
+    code = run_supervised(list(ctx.args))
+    if code:
+        raise typer.Exit(code)
+
+
 # Command groups defined in their own modules register themselves on `app` when imported.
 from revetly_cli import (  # noqa: E402,F401
     rag_commands,  # revetly rag …: the governed layer

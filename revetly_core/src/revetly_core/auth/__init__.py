@@ -29,6 +29,7 @@ from revetly_core.auth.served_surface import (
     read_only_refusal,
     served_call_arguments,
 )
+from revetly_core.auth.supervision import backoff_delay, next_attempt, should_restart
 from revetly_core.auth.token_principal import (
     is_machine_token,
     principal_of_claims,
@@ -47,6 +48,7 @@ __all__ = [
     "audience_refusal",
     "audiences_of",
     "audit_line",
+    "backoff_delay",
     "bind_url",
     "check_address_rule",
     "check_grants",
@@ -60,6 +62,7 @@ __all__ = [
     "is_write",
     "metadata_paths",
     "metadata_url",
+    "next_attempt",
     "no_grant_refusal",
     "outcome_of",
     "principal_of_claims",
@@ -69,6 +72,7 @@ __all__ = [
     "resource_url",
     "same_resource",
     "served_call_arguments",
+    "should_restart",
     "subject_record",
     "token_source",
     "transport_error_body",
