@@ -171,11 +171,17 @@ class JwtVerifier(TokenVerifier):
 
     async def claims_of(self, token: str) -> dict[str, Any] | None:
         """The token's claims once every check passed, else None (the reason is logged)."""
+        claims, reason = await self.check(token)
+        if claims is None:
+            log.info("token refused: %s", reason)
+        return claims
+
+    async def check(self, token: str) -> tuple[dict[str, Any] | None, str | None]:
+        """(claims, None) for a token every check admits, else (None, why it was refused)."""
         try:
             header = extract_compact(token.encode("ascii")).headers()
         except (JoseError, ValueError, UnicodeEncodeError) as exc:
-            log.info("token refused: not a compact JWS (%s)", exc)
-            return None
+            return None, f"not a compact JWS ({exc})"
         keys = await self.jwks.for_kid(header.get("kid"))
         try:
             decoded = jwt.decode(token, keys, algorithms=ALGORITHMS)
@@ -184,17 +190,14 @@ class JwtVerifier(TokenVerifier):
                                              sub={"essential": True}, exp={"essential": True})
             registry.validate(decoded.claims)
         except (JoseError, ValueError) as exc:
-            log.info("token refused: %s", exc)
-            return None
+            return None, str(exc)
         claims = dict(decoded.claims)
         refused = audience_refusal(claims, self.resource)
         if refused is not None:
-            log.info("token refused: %s", refused)
-            return None
+            return None, refused
         if self.introspection is not None and not await self.introspection.active(token):
-            log.info("token refused: the issuer says it is no longer active")
-            return None
-        return claims
+            return None, "the issuer says the token is no longer active (revoked or expired)"
+        return claims, None
 
 
 def build_verifier(auth: AuthSection, resource: str, env: dict[str, str]) -> JwtVerifier:

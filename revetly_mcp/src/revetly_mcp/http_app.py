@@ -138,7 +138,10 @@ class HttpRevetlyServer(RevetlyServer):
         self.tasks.start_soon(self._announce_when_attached, rctx.session, sid)
 
     def _write_declared(self, rctx: ServerRequestContext[Any, Any]) -> None:
-        """The revetly.declared line, once per session on its first request; never fails it."""
+        """The revetly.declared line, once per session on its first request; never fails it.
+        (A 2026-07-28 exchange has no session to write it once for, so it writes none.)"""
+        if rctx.session.client_params is None:
+            return
         try:
             state = self.declared.state(rctx)
             if state.announced:

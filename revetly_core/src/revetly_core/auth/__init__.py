@@ -36,6 +36,7 @@ from revetly_core.auth.token_principal import (
     subject_record,
     token_source,
 )
+from revetly_core.auth.token_report import token_report
 
 __all__ = [
     "ANONYMOUS",
@@ -74,6 +75,7 @@ __all__ = [
     "served_call_arguments",
     "should_restart",
     "subject_record",
+    "token_report",
     "token_source",
     "transport_error_body",
 ]
