@@ -45,6 +45,8 @@ def supervise(argv: Sequence[str]) -> int:
             started = time.monotonic()
             child = subprocess.Popen(child_command(argv))
             current[:] = [child]
+            sys.stderr.write(f"revetly supervise: endpoint started (pid {child.pid})\n")
+            sys.stderr.flush()
             code = _wait(child, stop)
             sys.stderr.write(f"revetly supervise: endpoint exited {code}\n")
             if not should_restart(code, stop.is_set()):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -21,40 +22,36 @@ def _health(port: int) -> dict[str, object] | None:
     return response.json() if response.status_code == 200 else None  # type: ignore[no-any-return]
 
 
-def _until_pid(port: int, not_pid: int | None = None) -> int:
-    """The endpoint's pid once its health answers (from a process other than not_pid)."""
+def _until_pid(port: int, log: Path, not_pid: int | None = None) -> int:
+    """The endpoint's pid (from the supervisor's log) once its health answers, from a process
+    other than not_pid."""
     deadline = time.monotonic() + READY_WITHIN
     while time.monotonic() < deadline:
-        if _health(port) is not None:
-            pid = _listener_pid(port)
-            if pid is not None and pid != not_pid:
-                return pid
+        pids = [int(m) for m in re.findall(rb"endpoint started \(pid (\d+)\)", log.read_bytes())]
+        if pids and pids[-1] != not_pid and _health(port) is not None:
+            return pids[-1]
         time.sleep(0.2)
-    raise AssertionError("the endpoint never answered")
-
-
-def _listener_pid(port: int) -> int | None:
-    out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True)
-    for part in out.stdout.split("pid=")[1:]:
-        return int(part.split(",")[0])
-    return None
+    raise AssertionError(f"the endpoint never answered: {log.read_text(errors='replace')}")
 
 
 def test_a_crashed_endpoint_is_restarted_and_sigterm_stops_both(
         synced_instance: Path, tmp_path: Path) -> None:
     port = free_port()
-    log = (tmp_path / "supervise.log").open("wb")
+    log_path = tmp_path / "supervise.log"
+    log = log_path.open("wb")
     supervisor = subprocess.Popen([sys.executable, "-m", "revetly_cli", "supervise", "--port",
                                    str(port), "--instance", str(synced_instance)],
                                   stdout=log, stderr=subprocess.STDOUT)
     try:
-        first = _until_pid(port)
+        first = _until_pid(port, log_path)
         os.kill(first, signal.SIGKILL)
-        second = _until_pid(port, not_pid=first)
+        second = _until_pid(port, log_path, not_pid=first)
         assert second != first
         supervisor.send_signal(signal.SIGTERM)
         assert supervisor.wait(timeout=60) == 0
-        assert _health(port) is None and _listener_pid(port) is None
+        assert _health(port) is None
+        assert not Path(f"/proc/{second}").exists() or \
+            "zombie" in Path(f"/proc/{second}/status").read_text()
     finally:
         if supervisor.poll() is None:
             supervisor.kill()
