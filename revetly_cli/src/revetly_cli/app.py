@@ -278,14 +278,62 @@ def serve(
     max_frame: Annotated[
         int, typer.Option("--max-frame", help="Longest JSON-RPC line accepted, in bytes.")
     ] = 1024 * 1024,
+    http: Annotated[bool, typer.Option("--http", help="Serve Streamable HTTP, not stdio.")] = False,
+    host: Annotated[str | None, typer.Option("--host", help="HTTP bind address.")] = None,
+    port: Annotated[int | None, typer.Option("--port", help="HTTP port.")] = None,
+    path: Annotated[str | None, typer.Option("--path", help="HTTP endpoint path.")] = None,
+    read_only: Annotated[
+        bool, typer.Option("--read-only", help="HTTP: serve reads, refuse every write.")
+    ] = False,
 ) -> None:
-    """Run the MCP server over stdio for an agent host (the same as `revetly-mcp`)."""
+    """Run the MCP server over stdio for an agent host (the same as `revetly-mcp`), or with
+    --http as a Streamable HTTP endpoint (docs/serving.md)."""
     try:
         from revetly_mcp.server import run
     except ImportError:
         sys.stderr.write("revetly serve needs the revetly-mcp package: pip install revetly-mcp\n")
         raise typer.Exit(EXIT_REFUSED) from None
-    code = run(instance, project, max_frame)
+    if http:
+        from revetly_mcp.serve_http import run_http
+
+        code = run_http(instance, project, host=host, port=port, path=path, read_only=read_only)
+    else:
+        code = run(instance, project, max_frame)
+    if code:
+        raise typer.Exit(code)
+
+
+@app.command()
+def doctor(
+    token: Annotated[str, typer.Option("--token", help="A bearer token: what would it be granted?")],
+    instance: InstanceOpt = None,
+    project: Annotated[
+        str | None, typer.Option("--project", help="As a connection bound to this project.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Check a token against this instance's [auth] verifier: who it is, whether it may approve,
+    which projects its grant reaches (before a client is pointed at the endpoint)."""
+    try:
+        from revetly_mcp.token_check import check_token
+    except ImportError:
+        sys.stderr.write("revetly doctor --token needs the revetly-mcp package\n")
+        raise typer.Exit(EXIT_REFUSED) from None
+    payload = _run(lambda: check_token(instance, token, project=project), as_json)
+    output.print_json(payload)
+    if not payload["token"]["verified"]:
+        raise typer.Exit(1)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def supervise(ctx: typer.Context) -> None:
+    """Run the served endpoint (`serve --http` options) and restart it when it crashes."""
+    try:
+        from revetly_mcp.supervise import supervise as run_supervised
+    except ImportError:
+        sys.stderr.write("revetly supervise needs the revetly-mcp package\n")
+        raise typer.Exit(EXIT_REFUSED) from None
+    code = run_supervised(list(ctx.args))
     if code:
         raise typer.Exit(code)
 

@@ -225,10 +225,71 @@ class IndexSection(_Strict):
     backend: Literal["fts5", "whoosh"] = "fts5"
 
 
+class GrantsSection(_Strict):
+    """[auth.grants]: which projects a token's claim values reach (no section narrows nothing)."""
+
+    claim: str = "groups"
+    """The token claim read (a string or a list of strings)."""
+    values: dict[str, list[str]] = Field(default_factory=dict)
+    """Claim value -> the projects it reaches."""
+
+
 class AuthSection(_Strict):
-    """[auth]: who may approve what (the writes' approver floor reads approver_may_draft)."""
+    """[auth]: who may approve what (the writes' approver floor reads approver_may_draft), and
+    the verifier a served endpoint checks every bearer token with (revetly_core.auth)."""
 
     approver_may_draft: bool = False
+    verifier: Literal["jwt"] | None = None
+    """How a served endpoint verifies a bearer token; none declared authenticates nobody."""
+    issuer: str | None = None
+    """The authorization server (its `iss`), named in the RFC 9728 document."""
+    jwks_uri: str | None = None
+    """Where the issuer's signing keys are (found from its metadata when unset)."""
+    introspection_url: str | None = None
+    """An RFC 7662 endpoint asked on every request, so a revoked token stops mid-session."""
+    introspection_client_id: str | None = None
+    introspection_secret_env: str = "REVETLY_INTROSPECTION_SECRET"
+    """The environment variable holding the introspection client's secret (never in the file)."""
+    scopes: list[str] = Field(default_factory=list)
+    """Scopes a token must carry (and the document's scopes_supported)."""
+    audit_log: str | None = None
+    """The append-only file a served endpoint writes one audit line per call to."""
+    grants: GrantsSection | None = None
+
+    @field_validator("issuer", "jwks_uri", "introspection_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^https?://[^/\s]+", value):
+            raise ValueError(f"{value!r} must be an http(s) URL")
+        return value
+
+
+class ServedSection(_Strict):
+    """[served]: the Streamable HTTP endpoint (`revetly serve --http`)."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8765, ge=0, le=65535)
+    path: str = "/mcp"
+    public_url: str | None = None
+    """The address clients reach when a proxy stands in front (the resource tokens are for)."""
+    allowed_origins: list[str] = Field(default_factory=list)
+    """Origins a client running in a page may call from (checked on every request)."""
+    read_only: bool = False
+    """Serve every read and refuse every write by name."""
+
+    @field_validator("path")
+    @classmethod
+    def _path(cls, value: str) -> str:
+        if not re.fullmatch(r"/[A-Za-z0-9._~/-]*", value) or (value.endswith("/") and value != "/"):
+            raise ValueError(f"{value!r} must be an absolute path like /mcp, without a trailing /")
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^https?://[^/\s]+", value):
+            raise ValueError(f"{value!r} must be an http(s) URL")
+        return value
 
 
 RANKING_SIGNALS = ("exact-id", "recency", "provenance", "link-count", "kind", "superseded")
@@ -249,6 +310,7 @@ class Config(_Strict):
     read: ReadSection = Field(default_factory=ReadSection)
     index: IndexSection = Field(default_factory=IndexSection)
     auth: AuthSection = Field(default_factory=AuthSection)
+    served: ServedSection = Field(default_factory=ServedSection)
 
     @field_validator("ranking")
     @classmethod

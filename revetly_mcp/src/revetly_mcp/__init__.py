@@ -2,4 +2,5 @@
 
 __all__ = ["build_server", "main", "serve_stdio"]
 
-from revetly_mcp.server import build_server, main, serve_stdio
+from revetly_mcp.cli import main
+from revetly_mcp.server import build_server, serve_stdio

@@ -1,3 +1,3 @@
-from revetly_mcp.server import main
+from revetly_mcp.cli import main
 
 main()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable, Mapping
 from functools import partial
@@ -61,8 +60,11 @@ def annotations_of(spec: ToolSpec) -> ToolAnnotations:
 class RevetlyServer:
     """The MCP shell over one Surface: registers tools, prompts, resources and middleware."""
 
-    def __init__(self, engine: Engine | Surface, project: str | None = None) -> None:
-        self.surface = engine if isinstance(engine, Surface) else Surface(engine, project)
+    def __init__(self, engine: Engine | Surface, project: str | None = None,
+                 surface: Surface | None = None) -> None:
+        if surface is None:
+            surface = engine if isinstance(engine, Surface) else Surface(engine, project)
+        self.surface = surface
         self.sessions = Sessions()
         self.limiter = anyio.CapacityLimiter(1)
         self.mcp = MCPServer("revetly", version=__version__, instructions=INSTRUCTIONS)
@@ -269,9 +271,11 @@ class RevetlyServer:
             await rctx.session.send_tool_list_changed()
 
 
-def build_server(engine: Engine | Surface, project: str | None = None) -> MCPServer:
-    """An MCPServer whose tools are single calls into the engine (or an opened Surface)."""
-    return RevetlyServer(engine, project).mcp
+def build_server(engine: Engine | Surface, project: str | None = None,
+                 surface: Surface | None = None) -> MCPServer:
+    """An MCPServer whose tools are single calls into the engine (or an opened Surface): the
+    one builder both transports share (the HTTP endpoint passes its ServedSurface)."""
+    return RevetlyServer(engine, project, surface).mcp
 
 
 def serve_stdio(engine: Engine, project: str | None = None,
@@ -300,15 +304,3 @@ def run(instance: str | None, project: str | None, max_frame: int = DEFAULT_MAX_
     anyio.run(lambda: serve_stdio_guarded(low, low.create_initialization_options(),
                                           max_frame=max_frame, id_rule=strict_id))
     return 0
-
-
-def main(argv: list[str] | None = None) -> None:
-    """`revetly-mcp [--instance PATH] [--project NAME] [--max-frame BYTES]`."""
-    parser = argparse.ArgumentParser(prog="revetly-mcp",
-                                     description="Revetly's MCP server over stdio.")
-    parser.add_argument("--instance", default=None, help="instance folder")
-    parser.add_argument("--project", default=None, help="bind the connection to one project")
-    parser.add_argument("--max-frame", type=int, default=DEFAULT_MAX_FRAME,
-                        help="longest JSON-RPC line accepted, in bytes (default 1 MiB)")
-    args = parser.parse_args(argv)
-    sys.exit(run(args.instance, args.project, args.max_frame))

@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""Benchmark of the served endpoint (`revetly serve --http`) against stdio, with real tokens.
+
+    python bench/bench_http.py                       # size 10000
+    python bench/bench_http.py --sessions 200 --calls-per-session 20
+
+On bench_pass.py's cached, synced instance it starts the tests' local issuer
+(tests/support/issuer.py) and `python -m revetly_mcp --http` on 127.0.0.1 with [auth] verifier =
+"jwt" (signature, iss, exp, aud checked on every request; no introspection, so the numbers are
+the verifier's and not a second HTTP hop's), then measures:
+
+- get_artifact and search_context round trips over HTTP (one keep-alive connection, one call
+  at a time, after warm-up; the answer read off its SSE stream) against the same calls over
+  stdio (bench_mcp.StdioServer): p50 each, the ratio, and the target http <= 1.5 x stdio + 2 ms;
+- SESSIONS concurrent sessions, each with its own token, initialize + CALLS get_artifact /
+  search_context calls: p50 / p95 per call, errors (target 0), wall time;
+- the endpoint's RSS (VmRSS) before and after that load.
+
+The instance's revetly.toml is restored afterwards. Writes bench/results/http-<size>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).parent))
+import bench_mcp
+import bench_pass
+import bench_reads
+
+BENCH_DIR = Path(__file__).resolve().parent
+ISSUER = BENCH_DIR.parent / "tests" / "support" / "issuer.py"
+QUERY_COUNT = 50
+WARMUP = 5
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INIT = {"protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "bench-http", "version": "1"}}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_health(url: str, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            sys.exit(f"bench: {url} exited {proc.returncode}")
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    sys.exit(f"bench: {url} never answered")
+
+
+def answer_of(text: str, request_id: int) -> dict[str, Any]:
+    """The JSON-RPC answer to request_id on a POST's SSE stream (or a JSON body)."""
+    if text.lstrip().startswith("{"):
+        return json.loads(text)  # type: ignore[no-any-return]
+    for line in text.splitlines():
+        if line.startswith("data:"):
+            message: dict[str, Any] = json.loads(line[5:])
+            if message.get("id") == request_id:
+                return message
+    raise RuntimeError(f"no answer to {request_id} in {text[:200]!r}")
+
+
+class HttpSession:
+    """One MCP session over Streamable HTTP with a bearer token (sync, keep-alive)."""
+
+    def __init__(self, url: str, token: str) -> None:
+        self.url = url
+        self.http = httpx.Client(headers={**HEADERS, "Authorization": f"Bearer {token}"},
+                                 timeout=120)
+        self.next_id = 0
+        init = self.http.post(url, json={"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                                         "params": INIT})
+        init.raise_for_status()
+        self.http.headers["mcp-session-id"] = init.headers["mcp-session-id"]
+        self.http.headers["mcp-protocol-version"] = "2025-11-25"
+        self.http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def call(self, name: str, arguments: dict[str, Any]) -> tuple[float, dict[str, Any]]:
+        self.next_id += 1
+        t0 = time.perf_counter()
+        response = self.http.post(self.url, json={"jsonrpc": "2.0", "id": self.next_id,
+                                                  "method": "tools/call",
+                                                  "params": {"name": name, "arguments": arguments}})
+        answer = answer_of(response.text, self.next_id)
+        return time.perf_counter() - t0, answer
+
+    def close(self) -> None:
+        self.http.delete(self.url)
+        self.http.close()
+
+
+def round_trips(call: Any, ids: list[str], queries: list[str]) -> dict[str, list[float]]:
+    for aid in ids[:WARMUP]:
+        call("get_artifact", {"artifact_id": aid})
+    for q in queries[:WARMUP]:
+        call("search_context", {"query": q})
+    got = [call("get_artifact", {"artifact_id": aid})[0] for aid in ids]
+    searched = [call("search_context", {"query": q})[0] for q in queries]
+    return {"get_artifact": got, "search_context": searched}
+
+
+async def one_session(url: str, token: str, calls: int, ids: list[str], queries: list[str],
+                      seed: int, latencies: list[float], errors: list[str]) -> None:
+    rng = random.Random(seed)
+    headers = {**HEADERS, "Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(headers=headers, timeout=600) as http:
+        try:
+            init = await http.post(url, json={"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                                              "params": INIT})
+            init.raise_for_status()
+            http.headers["mcp-session-id"] = init.headers["mcp-session-id"]
+            http.headers["mcp-protocol-version"] = "2025-11-25"
+            await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        except httpx.HTTPError as exc:
+            errors.append(f"initialize: {exc}")
+            return
+        for i in range(1, calls + 1):
+            name, args = (("get_artifact", {"artifact_id": rng.choice(ids)}) if rng.random() < 0.6
+                          else ("search_context", {"query": rng.choice(queries)}))
+            t0 = time.perf_counter()
+            try:
+                response = await http.post(url, json={"jsonrpc": "2.0", "id": i,
+                                                      "method": "tools/call",
+                                                      "params": {"name": name, "arguments": args}})
+                answer = answer_of(response.text, i)
+                if response.status_code != 200 or "error" in answer or \
+                        answer["result"].get("isError"):
+                    errors.append(f"{name}: {response.status_code} {str(answer)[:120]}")
+            except (httpx.HTTPError, RuntimeError, ValueError) as exc:
+                errors.append(f"{name}: {exc!r}")
+            latencies.append(time.perf_counter() - t0)
+        await http.delete(url)
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    raise RuntimeError("no VmRSS")
+
+
+def ms(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(int(q * len(ordered)), len(ordered) - 1)] * 1000, 2)
+
+
+def bench_size(size: int, args: argparse.Namespace, gen: Path, queries: list[str]) -> dict[str, Any]:
+    inst, meta, _ = bench_reads.ensure_synced(size, args, gen)
+    ids, _ = bench_reads.sample_ids(inst, size)
+    issuer_port, port = free_port(), free_port()
+    issuer_base = f"http://127.0.0.1:{issuer_port}"
+    config = inst / "revetly.toml"
+    original = config.read_text()
+    issuer = subprocess.Popen([sys.executable, str(ISSUER), "--port", str(issuer_port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server: subprocess.Popen[bytes] | None = None
+    try:
+        wait_health(f"{issuer_base}/health", issuer)
+        config.write_text(original + f'\n[auth]\nverifier = "jwt"\nissuer = "{issuer_base}"\n')
+        server = subprocess.Popen([sys.executable, "-m", "revetly_mcp", "--http", "--port",
+                                   str(port), "--instance", str(inst)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  env=bench_pass.child_env())
+        url = f"http://127.0.0.1:{port}/mcp"
+        wait_health(f"http://127.0.0.1:{port}/health", server)
+
+        def token(user: str) -> str:
+            got = httpx.post(f"{issuer_base}/token", data={
+                "grant_type": "password", "username": user, "resource": url, "ttl": "3600"})
+            got.raise_for_status()
+            return str(got.json()["access_token"])
+
+        session = HttpSession(url, token("bench"))
+        over_http = round_trips(session.call, ids, queries)
+        session.close()
+        stdio = bench_mcp.StdioServer(inst)
+        stdio.initialize()
+        over_stdio = round_trips(stdio.call, ids, queries)
+        stdio.close()
+        out: dict[str, Any] = {"size": size, "instance_head": meta["head"]}
+        targets = []
+        for name in ("get_artifact", "search_context"):
+            h = statistics.median(over_http[name]) * 1000
+            s = statistics.median(over_stdio[name]) * 1000
+            limit = 1.5 * s + 2.0
+            out[name] = {"http_p50_ms": round(h, 2), "stdio_p50_ms": round(s, 2),
+                         "http_p95_ms": ms(over_http[name], 0.95),
+                         "stdio_p95_ms": ms(over_stdio[name], 0.95),
+                         "ratio": round(h / s, 2), "limit_ms": round(limit, 2)}
+            targets.append({"name": f"{name}_http_p50_ms", "value": round(h, 2),
+                            "limit": round(limit, 2), "ok": h <= limit})
+        tokens = [token(f"user-{i}") for i in range(args.sessions)]
+        rss_before = rss_mb(server.pid)
+        latencies: list[float] = []
+        errors: list[str] = []
+
+        async def load() -> float:
+            t0 = time.perf_counter()
+            await asyncio.gather(*(one_session(url, tokens[i], args.calls_per_session, ids,
+                                               queries, i, latencies, errors)
+                                   for i in range(args.sessions)))
+            return time.perf_counter() - t0
+
+        wall = asyncio.run(load())
+        rss_after = rss_mb(server.pid)
+        out["concurrent"] = {"sessions": args.sessions, "calls_per_session": args.calls_per_session,
+                             "calls": len(latencies), "p50_ms": ms(latencies, 0.5),
+                             "p95_ms": ms(latencies, 0.95), "errors": len(errors),
+                             "error_sample": errors[:5], "wall_s": round(wall, 2),
+                             "rss_before_mb": rss_before, "rss_after_mb": rss_after}
+        targets.append({"name": "concurrent_errors", "value": len(errors), "limit": 0,
+                        "ok": not errors})
+        out["targets"] = targets
+        out["env"] = bench_pass.env_info()
+    finally:
+        config.write_text(original)
+        for proc in (server, issuer):
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+                proc.wait(timeout=30)
+    args.results_dir.mkdir(parents=True, exist_ok=True)
+    path = args.results_dir / f"http-{size}.json"
+    path.write_text(json.dumps(out, indent=1) + "\n")
+    print(f"[{size}] wrote {path}")
+    for name in ("get_artifact", "search_context"):
+        r = out[name]
+        print(f"[{size}] {name:<15} http p50 {r['http_p50_ms']} ms, stdio p50 {r['stdio_p50_ms']} "
+              f"ms, ratio {r['ratio']} (limit {r['limit_ms']} ms)")
+    c = out["concurrent"]
+    print(f"[{size}] {c['sessions']} sessions x {c['calls_per_session']} calls: p50 {c['p50_ms']} "
+          f"ms, p95 {c['p95_ms']} ms, errors {c['errors']}, wall {c['wall_s']} s, "
+          f"RSS {c['rss_before_mb']} -> {c['rss_after_mb']} MiB")
+    for t in out["targets"]:
+        print(f"[{size}] {t['name']:<28} {t['value']:>9} (limit {t['limit']}) "
+              f"{'ok' if t['ok'] else 'MISSED'}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Benchmark the served endpoint against stdio.")
+    ap.add_argument("--sizes", type=bench_pass.parse_sizes, default=bench_pass.parse_sizes("10000"))
+    ap.add_argument("--gen")
+    ap.add_argument("--cache-dir", type=Path, default=BENCH_DIR / ".cache")
+    ap.add_argument("--results-dir", type=Path, default=BENCH_DIR / "results")
+    ap.add_argument("--regen", action="store_true")
+    ap.add_argument("--sessions", type=int, default=200)
+    ap.add_argument("--calls-per-session", type=int, default=20)
+    ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    # the other bench scripts' options, accepted so `nox -s bench -- ...` can pass the same ones
+    ap.add_argument("--calls", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--status-runs", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--profile", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--live-code", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--cached-only", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    args.cache_dir = args.cache_dir.resolve()
+    args.results_dir = args.results_dir.resolve()
+    gen = bench_pass.resolve_gen(args.gen)
+    queries = bench_reads.load_queries(gen, QUERY_COUNT)
+    rows = [bench_size(size, args, gen, queries) for size in args.sizes]
+    missed = [t for r in rows for t in r["targets"] if not t["ok"]]
+    return 1 if args.strict and missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

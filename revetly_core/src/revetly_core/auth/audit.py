@@ -1,0 +1,89 @@
+"""The audit trail of a served endpoint: one line per call, appended, never rewritten."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import os
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("revetly.audit")
+
+
+def outcome_of(payload: Mapping[str, Any]) -> str:
+    """What a call came to: `refused:<code>` for a refusal, the answer's status where it
+    states one (awaiting-review, refused, ...), else `ok`."""
+    refusal = payload.get("refusal")
+    if isinstance(refusal, Mapping):
+        return f"refused:{refusal.get('code', 'unknown')}"
+    status = payload.get("status")
+    return status if isinstance(status, str) else "ok"
+
+
+def project_of(payload: Mapping[str, Any], arguments: Mapping[str, Any]) -> str | None:
+    """The project a call answered as: the answer's own, else the one it asked for."""
+    for source in (payload, payload.get("refusal") or {}, arguments):
+        if isinstance(source, Mapping):
+            for key in ("project", "projects"):
+                value = source.get(key)
+                if isinstance(value, str):
+                    return value
+                if isinstance(value, list):
+                    return ",".join(str(v) for v in value)
+    return None
+
+
+def audit_line(subject: Mapping[str, Any] | None, tool: str, project: str | None,
+               outcome: str, *, at: dt.datetime | None = None) -> dict[str, Any]:
+    """One audit record: when, subject, issuer, tool, project, outcome (anonymous on loopback)."""
+    when = (at or dt.datetime.now(dt.UTC)).isoformat(timespec="milliseconds")
+    subject = subject or {}
+    line: dict[str, Any] = {"at": when, "sub": subject.get("sub"), "iss": subject.get("iss"),
+                            "tool": tool, "project": project, "outcome": outcome}
+    for key in ("name", "email"):
+        if subject.get(key):
+            line[key] = subject[key]
+    return line
+
+
+@dataclass
+class AuditLog:
+    """An append-only JSON-lines file the operator names ([auth] audit_log).
+
+    Each line is written with one O_APPEND write, so concurrent writers never interleave a
+    line; a failed write is reported on the revetly.audit logger and never fails the call."""
+
+    path: Path
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def append(self, line: Mapping[str, Any]) -> None:
+        data = (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        with self._lock:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+                try:
+                    os.write(fd, data)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                log.error("audit line not written to %s: %s", self.path, exc)
+
+    def lines(self) -> list[dict[str, Any]]:
+        """Every line on record (for doctor and tests); a torn last line is skipped."""
+        out: list[dict[str, Any]] = []
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return out
+        for raw in text.splitlines():
+            try:
+                out.append(json.loads(raw))
+            except ValueError:
+                continue
+        return out
