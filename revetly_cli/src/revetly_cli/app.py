@@ -303,28 +303,6 @@ def serve(
         raise typer.Exit(code)
 
 
-@app.command()
-def doctor(
-    token: Annotated[str, typer.Option("--token", help="A bearer token: what would it be granted?")],
-    instance: InstanceOpt = None,
-    project: Annotated[
-        str | None, typer.Option("--project", help="As a connection bound to this project.")
-    ] = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Check a token against this instance's [auth] verifier: who it is, whether it may approve,
-    which projects its grant reaches (before a client is pointed at the endpoint)."""
-    try:
-        from revetly_mcp.token_check import check_token
-    except ImportError:
-        sys.stderr.write("revetly doctor --token needs the revetly-mcp package\n")
-        raise typer.Exit(EXIT_REFUSED) from None
-    payload = _run(lambda: check_token(instance, token, project=project), as_json)
-    output.print_json(payload)
-    if not payload["token"]["verified"]:
-        raise typer.Exit(1)
-
-
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def supervise(ctx: typer.Context) -> None:
     """Run the served endpoint (`serve --http` options) and restart it when it crashes."""

@@ -15,7 +15,15 @@ from typing import Annotated, Any
 import typer
 
 from revetly_cli import output
-from revetly_cli.app import EXIT_FOUND_PROBLEMS, InstanceOpt, JsonOpt, _console, _run, app
+from revetly_cli.app import (
+    EXIT_FOUND_PROBLEMS,
+    EXIT_REFUSED,
+    InstanceOpt,
+    JsonOpt,
+    _console,
+    _run,
+    app,
+)
 from revetly_core import Engine, Refusal
 
 
@@ -40,12 +48,36 @@ def _date(value: str | None, flag: str) -> dt.date | None:
 
 
 @app.command()
-def doctor(instance: InstanceOpt = None, as_json: JsonOpt = False) -> None:
+def doctor(
+    instance: InstanceOpt = None,
+    token: Annotated[str | None, typer.Option(
+        "--token", help="A bearer token: what would the served endpoint grant it?")] = None,
+    project: Annotated[str | None, typer.Option(
+        "--project", help="With --token: as a connection bound to this project.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Does each source read, is the index current, and how each proven client connects
-    (exit 1 when there is a warning)."""
+    (exit 1 when there is a warning). With --token: who the token is, whether it may approve,
+    which projects its grant reaches (exit 1 when it is refused)."""
+    if token is not None:
+        _doctor_token(instance, token, project, as_json)
+        return
     payload = _run(lambda: Engine.open(instance).doctor(), as_json)
     _show(payload, as_json, "render_doctor")
     if not payload["ok"]:
+        raise typer.Exit(EXIT_FOUND_PROBLEMS)
+
+
+def _doctor_token(instance: str | None, token: str, project: str | None, as_json: bool) -> None:
+    """`doctor --token`: the served endpoint's verifier asked about one token."""
+    try:
+        from revetly_mcp.token_check import check_token
+    except ImportError:
+        sys.stderr.write("revetly doctor --token needs the revetly-mcp package\n")
+        raise typer.Exit(EXIT_REFUSED) from None
+    payload = _run(lambda: check_token(instance, token, project=project), as_json)
+    output.print_json(payload)
+    if not payload["token"]["verified"]:
         raise typer.Exit(EXIT_FOUND_PROBLEMS)
 
 
