@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from revetly_core.config import Config
+from revetly_core.processes import pid_alive
 
 WATCH_MARKER = "watch.json"
 DEBOUNCE_MS = 1600
@@ -25,15 +26,6 @@ def marker_path(state_dir: Path) -> Path:
     return state_dir / WATCH_MARKER
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
 
 def watch_running(state_dir: Path) -> bool:
     """Whether a watcher is running on this instance: its marker names a live process."""
@@ -42,7 +34,7 @@ def watch_running(state_dir: Path) -> bool:
     except (OSError, ValueError):
         return False
     pid = data.get("pid") if isinstance(data, dict) else None
-    return isinstance(pid, int) and _alive(pid)
+    return isinstance(pid, int) and pid_alive(pid)
 
 
 def watched_paths(root: Path, config: Config) -> list[Path]:

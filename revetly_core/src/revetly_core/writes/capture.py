@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from filelock import FileLock, Timeout
 
+from revetly_core.processes import pid_alive
 from revetly_core.refusal import Refusal
 from revetly_core.writes.files import atomic_write
 from revetly_core.writes.reviews import utc_now
@@ -48,15 +49,6 @@ def check_handle(value: object) -> str:
                       "pass the capture value a write answered with")
     return value
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class CaptureLedger:
@@ -243,7 +235,7 @@ def capture_state(root: Path, state_dir: Path, db: Path, handle: str) -> dict[st
         if pid == os.getpid():
             out["state"] = "pending"
             return out
-        if pid and _alive(pid) and entry.get("host") == socket.gethostname():
+        if pid and pid_alive(pid) and entry.get("host") == socket.gethostname():
             out.update(state="pending", pending_elsewhere=True,
                        running={"pid": pid, "host": entry.get("host"),
                                 "since": entry.get("filed_at")})

@@ -12,6 +12,7 @@ import re
 import secrets
 from pathlib import Path
 
+from revetly_core.processes import pid_alive
 from revetly_core.writes.crash import crash_point
 
 TEMP_MARK = ".revetly-"
@@ -80,16 +81,6 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None,
     _fsync_dir(path.parent)
 
 
-def _alive(pid: int) -> bool:
-    """Whether a process with this pid runs on this host (a pid we may not signal counts)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
 
 def orphaned_temp_files(folder: Path) -> list[Path]:
     """Temp files in a folder whose writer is no longer alive (what a kill -9 leaves)."""
@@ -98,7 +89,7 @@ def orphaned_temp_files(folder: Path) -> list[Path]:
     found: list[Path] = []
     for entry in folder.iterdir():
         m = _TEMP.match(entry.name)
-        if m and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
+        if m and int(m.group(1)) != os.getpid() and not pid_alive(int(m.group(1))):
             found.append(entry)
     return sorted(found)
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
+from revetly_core.processes import pid_alive
 from revetly_core.refusal import Refusal
 from revetly_core.writes.crash import armed, crash_point
 from revetly_core.writes.principal import Principal
@@ -33,15 +34,6 @@ HISTORY_SCAN = 64
 """How far back from HEAD recovery looks for an intent's commit."""
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
 
 def lock_holder(state_dir: Path) -> dict[str, Any] | None:
     """What the write lock's holder wrote about itself, if it is still alive."""
@@ -52,7 +44,7 @@ def lock_holder(state_dir: Path) -> dict[str, Any] | None:
     if not isinstance(data, dict) or not isinstance(data.get("pid"), int):
         return None
     same_host = data.get("host") == socket.gethostname()
-    if same_host and not _alive(data["pid"]):
+    if same_host and not pid_alive(data["pid"]):
         return None
     return data
 
