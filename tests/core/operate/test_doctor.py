@@ -130,3 +130,22 @@ def test_files_a_source_skipped_are_a_warning() -> None:
     found = problems_warning("backlog-md/x", 3)
     assert found is not None and found["code"] == "source-problems"
     assert "revetly check" in found["fix"]
+
+
+def test_only_errors_make_the_source_problems_warning(tmp_path: Path) -> None:
+    from revetly_core.connectors.base import FileProblem
+    from revetly_core.operate.doctor import held_by_source
+    from revetly_core.store.db import Store
+
+    store = Store(tmp_path / "context.db")
+    try:
+        store.replace_problems("backlog-md/x", [], [
+            FileProblem("backlog-md/x", "a.md", "duplicate-id", "second copy served",
+                        severity="warning"),
+            FileProblem("backlog-md/x", "b.md", "no-id-skipped", "no id anywhere"),
+            FileProblem("backlog-md/x", "c.md", "bad-yaml", "never closed"),
+        ], full=True)
+        held = held_by_source(store)["backlog-md/x"]
+    finally:
+        store.close()
+    assert held["problems"] == 3 and held["errors"] == 1

@@ -12,11 +12,12 @@ from revetly_core.store.db import SCHEMA_VERSION
 
 
 def downgrade_to_v1(db: str) -> None:
-    """Put a store back to schema 1: no id_key column, no phrases table."""
+    """Put a store back to schema 1: no id_key column, no phrases table, no problem severity."""
     conn = sqlite3.connect(db)
     conn.execute("DROP INDEX IF EXISTS artifacts_id_key")
     conn.execute("ALTER TABLE artifacts DROP COLUMN id_key")
     conn.execute("DROP TABLE phrases")
+    conn.execute("ALTER TABLE problems DROP COLUMN severity")
     conn.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
     conn.commit()
     conn.close()

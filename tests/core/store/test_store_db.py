@@ -62,6 +62,7 @@ def _make_v1(path: Path) -> None:
     s.conn.execute("DROP INDEX artifacts_id_key")
     s.conn.execute("ALTER TABLE artifacts DROP COLUMN id_key")
     s.conn.execute("DROP TABLE phrases")
+    s.conn.execute("ALTER TABLE problems DROP COLUMN severity")
     s.set_meta("schema_version", "1")
     s.close()
 
@@ -478,3 +479,20 @@ def test_snapshot_leaves_out_retired_links(store: Store) -> None:
     store.state_links([link("A-1", "B-1")], T0)
     store.retire_links([("A-1", "B-1", "references", "explicit-ref")], T1)
     assert store.snapshot()["links"] == []
+
+
+def test_a_schema_2_store_gains_problem_severities_and_its_next_pass_is_full(
+        tmp_path: Path) -> None:
+    path = tmp_path / "context.db"
+    s = Store(path)
+    s.set_meta("config_fingerprint", "abc")
+    s.conn.execute("ALTER TABLE problems DROP COLUMN severity")
+    s.set_meta("schema_version", "2")
+    s.close()
+    s = Store(path)
+    try:
+        assert s.schema_version() == SCHEMA_VERSION
+        assert "severity" in {r[1] for r in s.conn.execute("PRAGMA table_info(problems)")}
+        assert s.get_meta("config_fingerprint") is None
+    finally:
+        s.close()

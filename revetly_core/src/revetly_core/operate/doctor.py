@@ -53,9 +53,16 @@ def held_by_source(store: Any) -> dict[str, dict[str, Any]]:
         else:
             entry["artifacts"] += n
             entry["by_type"][typ] = entry["by_type"].get(typ, 0) + n
-    for source, n in store.conn.execute("SELECT source, COUNT(*) FROM problems GROUP BY source"):
-        out.setdefault(source, {"artifacts": 0, "by_type": {}, "deleted": 0,
-                                "problems": 0})["problems"] = n
+    from revetly_core.reads.check import problem_severity
+
+    for source, code, severity, n in store.conn.execute(
+        "SELECT source, code, severity, COUNT(*) FROM problems GROUP BY source, code, severity"
+    ):
+        entry = out.setdefault(source, {"artifacts": 0, "by_type": {}, "deleted": 0,
+                                        "problems": 0})
+        entry["problems"] += n
+        if problem_severity({"code": code, "severity": severity}) == "error":
+            entry["errors"] = entry.get("errors", 0) + n
     return out
 
 
@@ -120,7 +127,8 @@ def endpoint_warning(url: str | None, answering: bool) -> dict[str, Any] | None:
 
 
 def problems_warning(source: str, problems: int) -> dict[str, Any] | None:
-    """Files a source holds that the last pass skipped for breaking the schema."""
+    """Files a source holds that the last pass skipped for breaking the schema (errors only:
+    warnings and notes, such as a second copy of an id, are named by check, not here)."""
     if not problems:
         return None
     return {"code": "source-problems",
@@ -192,7 +200,7 @@ def doctor(root: Path, config: Config) -> dict[str, Any]:
         if not probe["reads"]:
             warnings.append({"code": "source-unreadable", "detail": f"{sid}: {probe['detail']}",
                              "fix": f"fix the path or folder declared for {sid} in revetly.toml"})
-        found = problems_warning(sid, entry["holds"]["problems"])
+        found = problems_warning(sid, entry["holds"].get("errors", 0))
         if found is not None:
             warnings.append(found)
     if not store_refused:

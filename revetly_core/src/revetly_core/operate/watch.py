@@ -37,6 +37,10 @@ def watch_running(state_dir: Path) -> bool:
     return isinstance(pid, int) and pid_alive(pid)
 
 
+WATCH_TICK_MS = 500
+"""How often the watcher wakes with nothing changed (the first wake runs the start pass)."""
+
+
 def watched_paths(root: Path, config: Config) -> list[Path]:
     """What a change can come from: the instance's folders and git refs, each commits
     repository's git folder (a new commit moves its refs), and each in-place source's folder
@@ -108,14 +112,16 @@ def watch(root: Path, config: Config, *, debounce_ms: int = DEBOUNCE_MS,
 
     try:
         report({"event": "watching", "paths": [str(p) for p in paths], "pid": os.getpid()})
-        one_pass([])
-        if max_passes is not None and passes >= max_passes:
-            return _summary(started, paths, passes, refused)
+        started_pass = False
+        # The watches are in place before the first pass runs (its first, empty, yield comes
+        # after WATCH_TICK_MS), so a change made during or right after that pass is not lost.
         for changes in watch_files(*paths, debounce=debounce_ms, stop_event=stop,
-                                   raise_interrupt=False):
+                                   raise_interrupt=False, yield_on_timeout=True,
+                                   rust_timeout=WATCH_TICK_MS):
             wanted = [c[1] for c in changes if relevant_change(c[1], state)]
-            if not wanted:
+            if started_pass and not wanted:
                 continue
+            started_pass = True
             one_pass(wanted)
             if max_passes is not None and passes >= max_passes:
                 break

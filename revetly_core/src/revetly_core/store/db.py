@@ -14,7 +14,7 @@ from revetly_core.ids import id_key
 from revetly_core.model import Artifact, HistoryEntry, Link, kind_of
 from revetly_core.refusal import Refusal
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Bumped whenever the tables change; each bump adds one step to MIGRATIONS."""
 
 _TABLES = """
@@ -57,6 +57,7 @@ CREATE TABLE IF NOT EXISTS history (
 );
 CREATE TABLE IF NOT EXISTS problems (
   source TEXT NOT NULL, path TEXT NOT NULL, code TEXT NOT NULL, detail TEXT NOT NULL,
+  severity TEXT,
   PRIMARY KEY (source, path)
 );
 CREATE TABLE IF NOT EXISTS sources (
@@ -89,7 +90,13 @@ def _v1_to_v2(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM meta WHERE key='config_fingerprint'")
 
 
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _v1_to_v2}
+def _v2_to_v3(conn: sqlite3.Connection) -> None:
+    """Problems keep the severity their source stated; the next pass is made full to fill it."""
+    conn.execute("ALTER TABLE problems ADD COLUMN severity TEXT")
+    conn.execute("DELETE FROM meta WHERE key='config_fingerprint'")
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
 """from-version -> a step that brings the schema to from-version + 1."""
 
 _ART_COLS = (
@@ -456,8 +463,9 @@ class Store:
                 "DELETE FROM problems WHERE source=? AND path=?", ((source, p) for p in cleared)
             )
         self.conn.executemany(
-            "INSERT OR REPLACE INTO problems (source, path, code, detail) VALUES (?,?,?,?)",
-            ((p.source, p.path, p.code, p.detail) for p in problems),
+            "INSERT OR REPLACE INTO problems (source, path, code, detail, severity) "
+            "VALUES (?,?,?,?,?)",
+            ((p.source, p.path, p.code, p.detail, p.severity) for p in problems),
         )
 
     def problems(self) -> list[sqlite3.Row]:
