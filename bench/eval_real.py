@@ -268,7 +268,8 @@ def commit_ids_by_file(corpus: Path, families: frozenset[str]) -> dict[str, Coun
 
 
 def path_scores(ranked: Sequence[str], wanted: set[str]) -> tuple[float, float]:
-    """(recall@10 out of at most 10 wanted, precision@5) of one ranked answer."""
+    """(recall@10 over min(10, |wanted|), precision@5 over five) of one ranked answer: a ranking
+    whose first ten rows are all wanted scores recall 1.0 however many are wanted."""
     if not wanted:
         return 0.0, 0.0
     top = ranked[:PATH_TOP]

@@ -90,3 +90,16 @@ def test_weigh_multiplies_all_six() -> None:
     score = ranking.weigh(c, 1.0, w=w, query_ids=set(), backlog_families={"STORY"},
                           freshest=dt.date(2025, 1, 1))
     assert abs(score - 0.6 * 0.5) < 1e-9
+
+
+def test_link_count_is_off_by_default() -> None:
+    """Measured (issue 12, decision 0011): off wins every set on both real corpora."""
+    assert ranking.weights({})["link-count"] == 0.0
+    assert ranking.link_count_signal(cand(link_count=50), 0.0) == 1.0
+
+
+def test_link_count_reads_no_tree_edge() -> None:
+    """Regression (issue 12): every child's parent edge lifted the parent over the child."""
+    assert ranking.counts_toward("depends_on")
+    assert ranking.counts_toward("supersedes")
+    assert not ranking.counts_toward("parent")

@@ -218,3 +218,41 @@ def test_links_into_deleted_neighbours_carry_other_deleted_when_included(corpus:
     marked = search(corpus, "dunning follow-up", deleted="include")
     row = next(a for a in marked["artifacts"] if a["artifact_id"] == "CONV-0002")
     assert row["links"]["cites"] == {"ids": ["STORY-0002"], "other_deleted": ["STORY-0002"]}
+
+
+@pytest.fixture()
+def tree(instance: Instance) -> Instance:
+    """A parent with three children, one child worded exactly like the parent, and a story that
+    two others cite; link-count declared on (it is off by default)."""
+    g = instance.git
+    same = "Ledger rows reconcile against the bank feed."
+    g.write("backlog/STORY-0020.md", md("STORY-0020", "Reconcile ledger", "story", same))
+    g.write("backlog/STORY-0010.md", md("STORY-0010", "Reconcile ledger", "story", same,
+                                        parent="STORY-0020"))
+    for n in (11, 12):
+        g.write(f"backlog/STORY-00{n}.md", md(f"STORY-00{n}", f"Audit trail part {n}", "story",
+                                              "Keep an audit trail.", parent="STORY-0020"))
+    g.write("backlog/STORY-0030.md", md("STORY-0030", "Currency table", "story", "Rates."))
+    for n in (31, 32):
+        g.write(f"backlog/STORY-00{n}.md", md(f"STORY-00{n}", f"Convert {n}", "story",
+                                              "Convert amounts.", cites=["STORY-0030"]))
+    g.write("revetly.toml", g.read("revetly.toml") + '\n[ranking]\n"link-count" = 0.1\n')
+    g.commit("tree", when=T0)
+    instance.sync()
+    return instance
+
+
+def test_link_count_counts_links_toward_a_row_never_tree_edges(tree: Instance) -> None:
+    from revetly_core.reads.search import _declared_link_counts
+
+    store = tree.store()
+    counts = _declared_link_counts(store, ["STORY-0020", "STORY-0010", "STORY-0030",
+                                                  "STORY-0031"])
+    store.close()
+    assert counts == {"STORY-0020": 0, "STORY-0010": 0, "STORY-0030": 2, "STORY-0031": 0}
+
+
+def test_a_parent_does_not_outrank_its_equally_worded_child(tree: Instance) -> None:
+    """Regression (issue 12): the parent's children counted as its links and broke the tie."""
+    order = ids(search(tree, "reconcile ledger bank feed"))
+    assert order.index("STORY-0010") < order.index("STORY-0020")

@@ -13,7 +13,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "exact-id": 4.0,
     "recency": 0.0,
     "provenance": 1.0,
-    "link-count": 0.1,
+    "link-count": 0.0,
     "kind": 0.6,
     "superseded": 0.5,
 }
@@ -96,8 +96,19 @@ def provenance_signal(c: Candidate, w: float) -> float:
 
 
 def link_count_signal(c: Candidate, w: float) -> float:
-    """Favours a linked row over an unlinked one, flattening as the count grows."""
+    """Favours a row other records link to over one none does, flattening as the count grows;
+    the count is of links toward the row only (`counts_toward`), never the row's own."""
     return 1.0 + w * math.log1p(c.link_count)
+
+
+TREE_RELATIONS = frozenset({"parent"})
+"""Relations that place a row in a tree: structure, which link-count never reads as evidence."""
+
+
+def counts_toward(relation: str) -> bool:
+    """Whether a declared link counts for the row it points at: another record's dependency or
+    reference does, the tree does not (a parent is not more relevant for having many children)."""
+    return relation not in TREE_RELATIONS
 
 
 def kind_signal(c: Candidate, w: float) -> float:

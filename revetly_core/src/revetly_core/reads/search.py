@@ -168,17 +168,16 @@ def _links_map(store: Store, artifact_id: str, served: set[str], deleted: str | 
 
 
 def _declared_link_counts(store: Store, ids: list[str]) -> dict[str, int]:
+    """id -> the live declared links that count for it (`ranking.counts_toward`)."""
     counts: dict[str, int] = dict.fromkeys(ids, 0)
     for start in range(0, len(ids), 400):
         part = ids[start : start + 400]
         marks = ",".join("?" * len(part))
-        for src, dst in store.conn.execute(
-            f"SELECT src, dst FROM links WHERE invalid_at IS NULL AND method='declared' "
-            f"AND (src IN ({marks}) OR dst IN ({marks}))", (*part, *part),
+        for src, dst, relation in store.conn.execute(
+            f"SELECT src, dst, relation FROM links WHERE invalid_at IS NULL AND method='declared' "
+            f"AND dst IN ({marks})", tuple(part),
         ):
-            if src in counts:
-                counts[src] += 1
-            if dst in counts and dst != src:
+            if dst != src and ranking.counts_toward(relation):
                 counts[dst] += 1
     return counts
 
