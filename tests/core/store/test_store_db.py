@@ -496,3 +496,10 @@ def test_a_schema_2_store_gains_problem_severities_and_its_next_pass_is_full(
         assert s.get_meta("config_fingerprint") is None
     finally:
         s.close()
+
+
+def test_store_is_a_context_manager_that_closes_its_connection(tmp_path: Path) -> None:
+    with Store(tmp_path / "context.db") as store:
+        store.conn.execute("SELECT 1")
+    with pytest.raises(sqlite3.ProgrammingError):
+        store.conn.execute("SELECT 1")

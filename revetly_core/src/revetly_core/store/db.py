@@ -193,6 +193,12 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     @property
     def db(self) -> Any:
         """The same connection as a sqlite-utils Database, for maintenance and inspection."""
