@@ -6,7 +6,8 @@ import json
 from typing import Any
 
 from mcp.types import CallToolResult, TextContent
-from pydantic import BaseModel, ConfigDict, RootModel, create_model
+from pydantic import BaseModel, ConfigDict, RootModel
+from revetly_core.answers import ANSWER_TYPES
 
 
 class RefusalBody(BaseModel):
@@ -26,15 +27,14 @@ class RefusalEnvelope(BaseModel):
 
 
 def answer_or_refusal(tool: str) -> type[RootModel[Any]]:
-    """The output model of one tool: its (open) answer object, or the refusal envelope."""
-    title = "".join(part.capitalize() for part in tool.split("_")) + "Answer"
-    answer = create_model(title, __config__=ConfigDict(extra="allow", title=title))
-    union = answer | RefusalEnvelope
+    """The output model of one tool: its typed answer, or the refusal envelope (root object)."""
+    title = "".join(part.capitalize() for part in tool.split("_")) + "OrRefusal"
+    union = ANSWER_TYPES[tool] | RefusalEnvelope  # type: ignore[operator]
 
     class Output(RootModel[union]):  # type: ignore[valid-type]
         model_config = ConfigDict(json_schema_extra={"type": "object"})
 
-    Output.__name__ = Output.__qualname__ = f"{title[:-6]}OrRefusal"
+    Output.__name__ = Output.__qualname__ = title
     return Output
 
 

@@ -1,0 +1,95 @@
+"""search_context: ranked artifacts, their best passages, and the facts declared between them."""
+
+from __future__ import annotations
+
+from typing_extensions import NotRequired, TypedDict
+
+from revetly_core.answers.common import Absent, CutReport, Envelope, IdsCount, Marks
+
+
+class LinkEntry(TypedDict):
+    """The far ends of one link relation (at most three ids, the rest counted)."""
+
+    ids: list[str]
+    more: NotRequired[int]
+    other_deleted: NotRequired[list[str]]
+
+
+class SearchLinks(TypedDict, total=False):
+    """cites / references / mentions in both directions; a relation with no link is absent."""
+
+    cites: LinkEntry
+    cited_by: LinkEntry
+    references: LinkEntry
+    referenced_by: LinkEntry
+    mentions: LinkEntry
+    mentioned_by: LinkEntry
+
+
+class SearchArtifact(Marks):
+    """One ranked artifact row."""
+
+    artifact_id: str
+    title: str
+    artifact_type: str
+    kind: str
+    status: str | None
+    summary: str
+    source_updated_at: str | None
+    method: str
+    links: SearchLinks
+    project: NotRequired[str]
+
+
+class Passage(TypedDict):
+    """The best passage of one served artifact and the query words it holds."""
+
+    artifact_id: str
+    text: str
+    words: list[str]
+    method: str
+
+
+class Fact(TypedDict):
+    """A declared relation or a statement near the top of the ranking."""
+
+    fact: str
+    relation: str
+    endpoints: list[str]
+    band: str
+    matched: bool
+    stated_at: NotRequired[str | None]
+    invalidated: NotRequired[bool]
+    invalid_at: NotRequired[str | None]
+
+
+class Truncated(TypedDict):
+    """Facts left out because they neither matched nor touched the top rows."""
+
+    reason: str
+    count: int
+
+
+class Count(TypedDict):
+    """A bare count."""
+
+    count: int
+
+
+class SearchAnswer(Envelope):
+    """The answer of search_context."""
+
+    query: str
+    artifacts: list[SearchArtifact]
+    passages: list[Passage]
+    facts: list[Fact]
+    deterministic_facts: int
+    inferred_facts: Absent
+    concepts: Absent
+    facts_truncated: NotRequired[Truncated]
+    invalidated: NotRequired[Count]
+    withheld: NotRequired[IdsCount]
+    deleted: NotRequired[str]
+    truncated_passages: NotRequired[CutReport]
+    truncated_facts: NotRequired[CutReport]
+    truncated_artifacts: NotRequired[CutReport]
