@@ -1,0 +1,108 @@
+"""Every tool's structuredContent validates against the outputSchema it is listed with, and each
+read's CLI `--json` twin prints a payload that validates against the same schema."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from mcp import Client
+from revetly_mcp.server import build_server
+
+from revetly_core import Engine
+
+pytestmark = pytest.mark.anyio
+
+READS: list[tuple[str, dict[str, Any], list[str]]] = [
+    ("search_context", {"query": "invoice pdf export"}, ["search", "invoice pdf export"]),
+    ("search_context", {"query": "the"}, ["search", "the"]),
+    ("get_artifact", {"artifact_id": "STORY-001"}, ["inspect", "STORY-001"]),
+    ("get_artifact", {"artifact_id": "STORY-001", "history_after": ""},
+     ["inspect", "STORY-001", "--history-after", ""]),
+    ("get_artifact", {"artifact_id": "EPIC-001", "depth": 2}, ["branch", "EPIC-001", "--depth", "2"]),
+    ("get_artifact", {"artifact_id": "EPIC-001", "depth": 3, "deleted": "include"},
+     ["branch", "EPIC-001", "--depth", "3", "--deleted", "include"]),
+    ("list_backlog", {"status": "done", "limit": 5}, ["backlog", "--status", "done", "--limit", "5"]),
+    ("list_backlog", {"limit": 1}, ["backlog", "--limit", "1"]),
+    ("context_health", {}, ["status"]),
+    ("get_scope", {"question": "binding", "artifact_id": "STORY-001"}, ["binding", "STORY-001"]),
+    ("get_scope", {"question": "binding", "topic": "invoice pdf"},
+     ["binding", "--topic", "invoice pdf"]),
+    ("get_scope", {"question": "binding", "path": "src/invoices/pdf.py"},
+     ["binding", "--path", "src/invoices/pdf.py"]),
+    ("get_scope", {"question": "drift"}, ["drift"]),
+    ("get_scope", {"question": "deltas", "since": "2025-05-01"}, ["deltas", "--since", "2025-05-01"]),
+    ("get_authoring_context", {"topic": "invoice pdf"}, ["author", "invoice pdf"]),
+    ("list_reviews", {"status": "all"}, ["review", "list", "--status", "all"]),
+]
+
+
+async def _schemas(client: Client) -> dict[str, dict[str, Any]]:
+    return {t.name: t.output_schema or {} for t in (await client.list_tools()).tools}
+
+
+def _valid(schema: dict[str, Any], payload: Any, what: str) -> None:
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(payload))
+    assert not errors, f"{what}: {errors[0].message}"
+
+
+def _cli(root: Path, argv: list[str]) -> Any:
+    done = subprocess.run([sys.executable, "-m", "revetly_cli", *argv, "--instance", str(root),
+                           "--json"], capture_output=True, text=True, check=False)
+    assert done.returncode in (0, 2), done.stderr
+    return json.loads(done.stdout)
+
+
+async def test_every_read_answers_within_its_served_schema(acme: Path) -> None:
+    async with Client(build_server(Engine.open(acme)), mode="legacy") as client:
+        schemas = await _schemas(client)
+        for tool, arguments, _argv in READS:
+            result = await client.call_tool(tool, arguments)
+            _valid(schemas[tool], result.structured_content, f"{tool} {arguments}")
+
+
+async def test_every_read_cli_twin_prints_within_the_same_schema(acme: Path) -> None:
+    async with Client(build_server(Engine.open(acme)), mode="legacy") as client:
+        schemas = await _schemas(client)
+    for tool, _arguments, argv in READS:
+        _valid(schemas[tool], _cli(acme, argv), " ".join(argv))
+
+
+async def test_every_write_answers_within_its_served_schema(writable: Path) -> None:
+    engine = Engine.open(writable)
+    engine.capture_mode = "none"
+    draft = {"title": "Export credit notes", "description": "Credit notes follow invoices.",
+             "acceptance_criteria": ["A CSV holds one row per credit note"]}
+    async with Client(build_server(engine), mode="legacy") as client:
+        schemas = await _schemas(client)
+
+        async def call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+            payload = (await client.call_tool(tool, arguments)).structured_content or {}
+            _valid(schemas[tool], payload, f"{tool} {arguments}")
+            return payload
+
+        first = await call("submit_draft", draft)
+        second = await call("submit_draft", {**draft, "title": "Export debit notes"})
+        await call("submit_revision", {"artifact_id": "STORY-0001", "description": "Every invoice.",
+                                       "acceptance_criteria": ["A CSV holds every invoice"]})
+        await call("review_state", {"review_id": first["review_id"]})
+        await call("raise_review", {"review_id": first["review_id"]})
+        await call("list_reviews", {"status": "all"})
+        await call("resolve_review", {"review_id": first["review_id"], "decision": "approve",
+                                      "reason": "reads well"})
+        await call("resolve_review", {"review_id": first["review_id"], "decision": "approve"})
+        await call("withdraw_review", {"review_id": second["review_id"], "reason": "dropped"})
+        await call("set_status", {"artifact_id": "STORY-0001", "status": "in-progress",
+                                  "claimed_by": "Dana Reyes"})
+        await call("set_status", {"artifact_id": "STORY-0001", "status": "nonsense"})
+        await call("record_conversation", {
+            "title": "Credit notes", "body": "We talked it through.",
+            "decisions": [{"title": "Credit notes are CSV", "text": "They ship as CSV."}]})
+        await call("review_state", {"review_id": "REV-404"})
+    for tool in ("submit_draft", "set_status", "record_conversation", "resolve_review"):
+        assert schemas[tool].get("anyOf"), tool
