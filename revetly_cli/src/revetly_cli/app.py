@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
 import typer
@@ -76,10 +76,10 @@ InstanceOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the core payload as JSON.")]
 
 
-def _run(call: Callable[[], dict[str, Any]], as_json: bool) -> dict[str, Any]:
+def _run(call: Callable[[], Mapping[str, Any]], as_json: bool) -> dict[str, Any]:
     """Call core; a refusal becomes its payload (--json) or one line on stderr, exit 2."""
     try:
-        return call()
+        return dict(call())
     except Refusal as refusal:
         if as_json:
             output.print_json(refusal.payload())

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from revetly_core.answers import ArtifactAnswer, BacklogAnswer, HealthAnswer, SearchAnswer
 from revetly_core.config import Config, load_config
 from revetly_core.connectors.base import Progress, no_progress
 from revetly_core.instance.layout import InstancePaths, locate_instance
@@ -68,7 +69,7 @@ class Engine:
         payload = run_pass(self.root, self.config, full=full, progress=progress).payload()
         return {**payload, "recovered": recovered} if recovered else payload
 
-    def context_health(self, capture: str | None = None) -> dict[str, Any]:
+    def context_health(self, capture: str | None = None) -> HealthAnswer:
         """Whether the last pass landed, per source, and what CONTEXT holds (+ one capture)."""
         from revetly_core.reads.health import context_health
 
@@ -106,7 +107,7 @@ class Engine:
         project: str | None = None,
         deleted: str | None = None,
         inferred: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> SearchAnswer:
         """Keyword search over every artifact: artifacts, passages and facts, ranked and fitted."""
         from revetly_core.reads.search import search_context
 
@@ -126,7 +127,7 @@ class Engine:
         history_after: str | None = None,
         depth: int | str | None = None,
         deleted: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> ArtifactAnswer:
         """One artifact by id: the brief, the full record (history_after) or the branch (depth)."""
         from revetly_core.reads.artifact import get_artifact
 
@@ -147,7 +148,7 @@ class Engine:
         cursor: str | None = None,
         project: str | None = None,
         deleted: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> BacklogAnswer:
         """The project's work items as compact rows, paged by a forward-only cursor."""
         from revetly_core.reads.backlog import list_backlog
 

@@ -20,16 +20,17 @@ class RefusalBody(BaseModel):
 
 
 class RefusalEnvelope(BaseModel):
-    """The one refusal shape: {"refusal": {"code", "detail", "fix", ...}}."""
+    """The one refusal shape: {"refusal": {"code", "detail", "fix", ...}}, and what the refusal
+    names beside it (an authenticated call outside its grant carries ``grant``)."""
 
-    model_config = ConfigDict(extra="forbid", title="Refusal")
+    model_config = ConfigDict(extra="allow", title="Refusal")
     refusal: RefusalBody
 
 
 def answer_or_refusal(tool: str) -> type[RootModel[Any]]:
     """The output model of one tool: its typed answer, or the refusal envelope (root object)."""
     title = "".join(part.capitalize() for part in tool.split("_")) + "OrRefusal"
-    union = ANSWER_TYPES[tool] | RefusalEnvelope  # type: ignore[operator]
+    union = ANSWER_TYPES[tool] | RefusalEnvelope
 
     class Output(RootModel[union]):  # type: ignore[valid-type]
         model_config = ConfigDict(json_schema_extra={"type": "object"})

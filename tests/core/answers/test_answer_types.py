@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import typing_extensions
-
 import jsonschema
 import pytest
+import typing_extensions
 from pydantic import TypeAdapter
-
-from revetly_core import answers
 from revetly_core.answers import ANSWER_TYPES, SearchAnswer
 from revetly_core.surface import TOOLS
+
+from revetly_core import answers
 
 
 def test_every_catalogued_tool_has_an_answer_type() -> None:

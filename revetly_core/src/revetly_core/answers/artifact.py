@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, NotRequired
 
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
+from revetly_core.answers.backlog import BacklogRow
 from revetly_core.answers.common import Absent, CutReport, Envelope, JSONObject, Marks
 
 
@@ -69,8 +70,17 @@ class HistoryEntry(TypedDict, total=False):
     summary: str | None
 
 
+CommitField = Literal["repository", "author", "author_email", "files", "files_more", "merge"]
+"""The metadata of a commit artifact its brief serves beside the record."""
+
+
 class ArtifactBrief(Envelope, Marks):
-    """get_artifact's brief (a commit's brief adds its repository, author, files, merge)."""
+    """get_artifact's brief (a commit's brief adds its repository, author, files, merge).
+
+    The keys after the first that is sometimes absent are NotRequired in the type: the brief is
+    built in its served key order, which a TypedDict literal could not keep. The brief always
+    carries body, acceptance_criteria, declared_links and full_record.
+    """
 
     artifact_id: str
     title: str
@@ -78,24 +88,29 @@ class ArtifactBrief(Envelope, Marks):
     artifact_type: str
     kind: str
     owner: str | None
-    provenance: str
     source_uri: str | None
     source_path: str | None
     source_updated_at: str | None
     created_at: str | None
     parent: str | None
     from_project: NotRequired[str]
-    body: str
+    body: NotRequired[str]
     body_truncated: NotRequired[BodyTruncated]
-    acceptance_criteria: list[str]
+    acceptance_criteria: NotRequired[list[str]]
     criteria_checked: NotRequired[list[bool]]
     criteria_unparsed: NotRequired[bool]
-    declared_links: dict[str, list[str]]
+    declared_links: NotRequired[dict[str, list[str]]]
     declared_links_other_deleted: NotRequired[list[str]]
     declared_links_truncated: NotRequired[CutReport]
+    repository: NotRequired[str]
+    author: NotRequired[str | None]
+    author_email: NotRequired[str | None]
+    files: NotRequired[list[Any]]
+    files_more: NotRequired[int]
+    merge: NotRequired[bool]
     open_questions: NotRequired[list[Any]]
     named_by_commits: NotRequired[NamedByCommits]
-    full_record: FullRecordHint
+    full_record: NotRequired[FullRecordHint]
 
 
 class ArtifactRecord(ArtifactBrief):
@@ -122,37 +137,22 @@ class WithheldArtifact(Envelope, Marks):
     status: str | None
     artifact_type: str
     kind: str
-    provenance: str
     source_uri: str | None
     source_path: str | None
     source_updated_at: str | None
 
 
-class BranchNode(Marks):
-    """One node of a branch tree and the children walked beneath it."""
+class BranchNode(BacklogRow):
+    """One node of a branch tree (a compact row) and the children walked beneath it."""
 
-    artifact_id: str
-    title: str
-    status: str | None
-    artifact_type: str
-    source_updated_at: str | None
-    kind: NotRequired[str]
-    project: NotRequired[str]
-    withheld: NotRequired[bool]
     children: list[BranchNode]
     children_not_walked: NotRequired[int]
     children_cut: NotRequired[int]
 
 
-class WithdrawnItem(Marks):
+class WithdrawnItem(BacklogRow):
     """A deleted node the branch took out, with how many nodes went with it."""
 
-    artifact_id: str
-    title: str
-    status: str | None
-    artifact_type: str
-    source_updated_at: str | None
-    project: NotRequired[str]
     under: str | None
     took_out: int
 
@@ -172,6 +172,7 @@ class RollupGroup(TypedDict):
 
     count: int
     ids: list[str]
+    ids_more: NotRequired[int]
 
 
 class Rollup(TypedDict):
@@ -200,7 +201,7 @@ class ArtifactBranch(Envelope):
     truncated: NotRequired[BranchTruncated]
     cycles: NotRequired[list[Any]]
     withdrawn: NotRequired[Withdrawn]
-    inferred: Absent
+    inferred: NotRequired[Absent]
 
 
 ArtifactAnswer = ArtifactBrief | ArtifactRecord | ArtifactBranch | WithheldArtifact

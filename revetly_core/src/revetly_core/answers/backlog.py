@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing_extensions import NotRequired, TypedDict
+from typing import NotRequired
+
+from typing_extensions import TypedDict
 
 from revetly_core.answers.common import CutReport, Envelope, Marks
 
@@ -15,6 +17,7 @@ class BacklogRow(Marks):
     status: str | None
     artifact_type: str
     source_updated_at: str | None
+    kind: NotRequired[str]
     parent: NotRequired[str | None]
     project: NotRequired[str]
     withheld: NotRequired[bool]
@@ -35,4 +38,4 @@ class BacklogAnswer(Envelope):
     limit: int
     next_cursor: NotRequired[str]
     truncated: NotRequired[CutReport]
-    outside_backlog: OutsideBacklog
+    outside_backlog: NotRequired[OutsideBacklog]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired
 
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 JSONObject = dict[str, Any]
 """An object whose keys the answer does not fix (front matter, a source's own metadata)."""
@@ -78,3 +78,4 @@ class Marks(TypedDict):
     revised_by: NotRequired[list[Reviser]]
     superseded_by: NotRequired[list[str]]
     provenance: NotRequired[str]
+    discard_reason: NotRequired[str]

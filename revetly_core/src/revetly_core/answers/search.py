@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing_extensions import NotRequired, TypedDict
+from typing import NotRequired
+
+from typing_extensions import TypedDict
 
 from revetly_core.answers.common import Absent, CutReport, Envelope, IdsCount, Marks
 
@@ -15,19 +17,9 @@ class LinkEntry(TypedDict):
     other_deleted: NotRequired[list[str]]
 
 
-class SearchLinks(TypedDict, total=False):
-    """cites / references / mentions in both directions; a relation with no link is absent."""
-
-    cites: LinkEntry
-    cited_by: LinkEntry
-    references: LinkEntry
-    referenced_by: LinkEntry
-    mentions: LinkEntry
-    mentioned_by: LinkEntry
-
-
 class SearchArtifact(Marks):
-    """One ranked artifact row."""
+    """One ranked artifact row; links holds cites / cited_by / references / referenced_by /
+    mentions / mentioned_by, each only when the artifact has such a link."""
 
     artifact_id: str
     title: str
@@ -37,7 +29,7 @@ class SearchArtifact(Marks):
     summary: str
     source_updated_at: str | None
     method: str
-    links: SearchLinks
+    links: dict[str, LinkEntry]
     project: NotRequired[str]
 
 

@@ -9,6 +9,7 @@ not something a backlog states, so they stay explicit unknowns.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from revetly_core.governed.scope import Scope
@@ -27,7 +28,7 @@ def corpus_revision_name(number: object) -> str:
     return f"corpus-{number}"
 
 
-def artifact_passage(artifact: dict[str, Any]) -> str:
+def artifact_passage(artifact: Mapping[str, Any]) -> str:
     """An artifact's own words: its body, else its title (a commit or an empty note)."""
     body = str(artifact.get("body") or "").strip()
     return body or str(artifact.get("title") or artifact["artifact_id"])

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from revetly_core.answers.health import HealthAnswer, SourceHealth
 from revetly_core.config import Config
 from revetly_core.operate.clients import CLIENT_TABLE, Declared, connect_line
 
@@ -136,7 +138,7 @@ def problems_warning(source: str, problems: int) -> dict[str, Any] | None:
             "fix": "run `revetly check` to name each one and what is wrong with it"}
 
 
-def state_warnings(health: dict[str, Any] | None) -> list[dict[str, Any]]:
+def state_warnings(health: HealthAnswer | None) -> list[dict[str, Any]]:
     """What the store's own state says is wrong: never read, last pass failed, index behind."""
     if health is None:
         return [{"code": "not-synced", "detail": "this instance has not been read yet",
@@ -164,7 +166,7 @@ def doctor(root: Path, config: Config) -> dict[str, Any]:
     from revetly_core.store.keyword import KeywordIndex
 
     paths = InstancePaths(root)
-    health: dict[str, Any] | None = None
+    health: HealthAnswer | None = None
     held: dict[str, dict[str, Any]] = {}
     warnings: list[dict[str, Any]] = []
     store_refused = False
@@ -181,12 +183,12 @@ def doctor(root: Path, config: Config) -> dict[str, Any]:
                 held = held_by_source(store)
             finally:
                 store.close()
-    last_reads = {s["source"]: s for s in (health or {}).get("sources", [])}
+    last_reads: dict[str, SourceHealth] = {s["source"]: s for s in (health["sources"] if health else [])}
     sources: list[dict[str, Any]] = []
     for connector in connectors_for(root, config):
         sid = connector.source_id
         probe = probe_source(connector)
-        read = last_reads.get(sid, {})
+        read: Mapping[str, Any] = last_reads.get(sid, {})
         entry: dict[str, Any] = {
             "source": sid, "project": connector.project, **probe,
             "holds": held.get(sid, {"artifacts": 0, "by_type": {}, "deleted": 0, "problems": 0}),

@@ -40,8 +40,25 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+from revetly_core.answers.artifact import (
+    ArtifactAnswer,
+    ArtifactBranch,
+    ArtifactBrief,
+    ArtifactRecord,
+    BranchNode,
+    BranchTruncated,
+    CommitField,
+    NamedByCommits,
+    NamingCommit,
+    Rollup,
+    RollupGroup,
+    Withdrawn,
+    WithdrawnItem,
+    WithheldArtifact,
+)
+from revetly_core.answers.common import Absent
 from revetly_core.config import Config
 from revetly_core.ids import id_key
 from revetly_core.model import COMMIT_TYPE, Artifact
@@ -62,8 +79,9 @@ from revetly_core.store.db import Store, row_to_artifact
 HISTORY_PAGE = 50
 MAX_ID_CHARS = 200
 MIN_SHA_PREFIX = 7
-LITE_ABSENT: dict[str, Any] = {"absent": True, "reason": "lite"}
-COMMIT_FIELDS = ("repository", "author", "author_email", "files", "files_more", "merge")
+LITE_ABSENT: Absent = {"absent": True, "reason": "lite"}
+COMMIT_FIELDS: tuple[CommitField, ...] = (
+    "repository", "author", "author_email", "files", "files_more", "merge")
 """Metadata of a commit artifact its brief serves beside the record."""
 
 _FAMILY_ID = re.compile(r"^[A-Za-z][A-Za-z0-9]*-\d+(?:\.\d+)*(?:~[a-z][a-z0-9-]{0,30})?$")
@@ -118,7 +136,7 @@ def resolve_sha_prefix(store: Store, prefix: str) -> str | None:
 
 
 def naming_commits(store: Store, a: Artifact,
-                   listed: int = NAMING_COMMITS_LISTED) -> dict[str, Any] | None:
+                   listed: int = NAMING_COMMITS_LISTED) -> NamedByCommits | None:
     """The commits whose messages name this artifact (incoming links from commits), newest
     first: at most `listed` of them, and how many there are; None when none does."""
     rows = list(store.conn.execute(
@@ -127,17 +145,17 @@ def naming_commits(store: Store, a: Artifact,
         "ORDER BY c.created_at DESC, c.id", (a.id, COMMIT_TYPE)))
     if not rows:
         return None
-    seen: dict[str, dict[str, Any]] = {}
+    seen: dict[str, NamingCommit] = {}
     for sha, subject, at, detail in rows:
         if sha in seen:
             continue
-        entry: dict[str, Any] = {"sha": sha, "subject": subject, "at": at}
+        entry: NamingCommit = {"sha": sha, "subject": subject, "at": at}
         where = json.loads(detail or "{}").get("in")
         if where:
             entry["named_in"] = where
         seen[sha] = entry
     commits = list(seen.values())
-    out: dict[str, Any] = {"total": len(commits), "listed": commits[:listed]}
+    out: NamedByCommits = {"total": len(commits), "listed": commits[:listed]}
     if len(commits) > listed:
         out["more"] = len(commits) - listed
     return out
@@ -186,8 +204,8 @@ def _not_found(artifact_id: str) -> Refusal:
 # -- the brief -------------------------------------------------------------------------------
 
 
-def _withheld(store: Store, a: Artifact) -> dict[str, Any]:
-    out: dict[str, Any] = {
+def _withheld(store: Store, a: Artifact) -> WithheldArtifact:
+    out: WithheldArtifact = {
         "artifact_id": a.id,
         "in_context": False,
         "withheld": True,
@@ -200,8 +218,7 @@ def _withheld(store: Store, a: Artifact) -> dict[str, Any]:
         "source_path": a.source_path,
         "source_updated_at": a.source_updated_at,
     }
-    out.update(row_marks(store, a))
-    return out
+    return {**out, **row_marks(store, a)}
 
 
 def _history_count(store: Store, a: Artifact) -> int:
@@ -240,8 +257,8 @@ def _held_ids(store: Store, ids: Iterable[str]) -> set[str]:
     return _ids_where(store, ids, "1")
 
 
-def _brief(store: Store, a: Artifact, scope: ProjectScope) -> dict[str, Any]:
-    out: dict[str, Any] = {
+def _brief(store: Store, a: Artifact, scope: ProjectScope) -> ArtifactBrief:
+    out: ArtifactBrief = {
         "artifact_id": a.id,
         "title": a.title,
         "status": a.status,
@@ -272,11 +289,11 @@ def _brief(store: Store, a: Artifact, scope: ProjectScope) -> dict[str, Any]:
     if a.type == COMMIT_TYPE:
         for name in COMMIT_FIELDS:
             if name in a.metadata:
-                out[name] = a.metadata[name]
+                cast(dict[str, Any], out)[name] = a.metadata[name]  # keys: CommitField
     questions = a.metadata.get("open_questions")
     if questions:
         out["open_questions"] = list(questions) if isinstance(questions, list) else [questions]
-    out.update(row_marks(store, a))
+    out = {**out, **row_marks(store, a)}
     if a.type != COMMIT_TYPE:
         named = naming_commits(store, a)
         if named is not None:
@@ -289,7 +306,7 @@ def _brief(store: Store, a: Artifact, scope: ProjectScope) -> dict[str, Any]:
         "history_entries": _history_count(store, a),
         "change_notes": 0,
         "metadata_keys": sorted(k for k in a.metadata if k != "declared"),
-        "inferred_links": dict(LITE_ABSENT),
+        "inferred_links": LITE_ABSENT.copy(),
         "inferred_summary": False,
     }
     return out
@@ -410,8 +427,7 @@ def _history(store: Store, a: Artifact, history_after: str) -> _HistoryPage:
 
 
 def _report(total: int, listed: int, budget: int, **more: Any) -> dict[str, Any]:
-    out = cut_report(total, listed, budget)
-    out.update(more)
+    out: dict[str, Any] = {**cut_report(total, listed, budget), **more}
     return out
 
 
@@ -614,31 +630,33 @@ def _walk(
     return _Walk(nodes, order, cycles)
 
 
-def _rollup(nodes: Iterable[_Node]) -> dict[str, Any]:
+def _rollup(nodes: Iterable[_Node]) -> Rollup:
     by_status: dict[str, list[str]] = {}
     by_type: dict[str, list[str]] = {}
     for n in nodes:
         by_status.setdefault(n.artifact.status or "(none)", []).append(n.artifact.id)
         by_type.setdefault(n.artifact.type or n.artifact.kind, []).append(n.artifact.id)
 
-    def block(groups: dict[str, list[str]]) -> dict[str, Any]:
+    def block(groups: dict[str, list[str]]) -> dict[str, RollupGroup]:
         return {k: {"count": len(v), "ids": sorted(v)} for k, v in sorted(groups.items())}
 
     return {"by_status": block(by_status), "by_type": block(by_type)}
 
 
-def _cap_rollup(rollup: dict[str, Any], cap: int) -> dict[str, Any]:
+def _cap_rollup(rollup: Rollup, cap: int) -> Rollup:
     """The rollup with each bucket's ids cut to ``cap`` (its count stays whole), ids_more beside."""
-    out: dict[str, Any] = {}
-    for name, groups in rollup.items():
-        out[name] = {}
+
+    def capped(groups: dict[str, RollupGroup]) -> dict[str, RollupGroup]:
+        out: dict[str, RollupGroup] = {}
         for key, bucket in groups.items():
             ids = bucket["ids"]
-            capped: dict[str, Any] = {"count": bucket["count"], "ids": ids[:cap]}
+            group: RollupGroup = {"count": bucket["count"], "ids": ids[:cap]}
             if len(ids) > cap:
-                capped["ids_more"] = len(ids) - cap
-            out[name][key] = capped
-    return out
+                group["ids_more"] = len(ids) - cap
+            out[key] = group
+        return out
+
+    return {"by_status": capped(rollup["by_status"]), "by_type": capped(rollup["by_type"])}
 
 
 def _beneath(walk: _Walk, node_id: str) -> list[str]:
@@ -654,7 +672,7 @@ def _beneath(walk: _Walk, node_id: str) -> list[str]:
 def _branch(
     config: Config, store: Store, root: Artifact, depth: int | str, deleted: str | None,
     scope: ProjectScope, budget: int,
-) -> dict[str, Any]:
+) -> ArtifactBranch:
     parent_types = {p for parents in config.backlog.parents.values() for p in parents}
     walk = _walk(store, root, depth, parent_types, scope)
 
@@ -688,19 +706,19 @@ def _branch(
     for nid, row in rows.items():
         if not walk.nodes[nid].artifact.type:
             row["kind"] = walk.nodes[nid].artifact.kind
-    withdrawn_items: list[dict[str, Any]] = []
+    withdrawn_items: list[WithdrawnItem] = []
     for nid, took_out in withdrawn_rows:
-        item = compact_row(store, walk.nodes[nid].artifact, multi=scope.multi, with_parent=False)
-        item["under"] = walk.nodes[nid].parent
-        item["took_out"] = took_out
+        item: WithdrawnItem = {
+            **compact_row(store, walk.nodes[nid].artifact, multi=scope.multi, with_parent=False),
+            "under": walk.nodes[nid].parent, "took_out": took_out}
         withdrawn_items.append(item)
 
-    def tree(kept: set[str]) -> dict[str, Any]:
-        def build(nid: str) -> dict[str, Any]:
-            node = dict(rows[nid])
+    def tree(kept: set[str]) -> BranchNode:
+        def build(nid: str) -> BranchNode:
             kids = [c for c in walk.nodes[nid].children if c in kept]
             cut_kids = sum(1 for c in walk.nodes[nid].children if c in rows and c not in kept)
-            node["children"] = [build(c) for c in kids]
+            # a compact row never carries the child counts, added below where they apply
+            node = BranchNode(**rows[nid], children=[build(c) for c in kids])  # type: ignore[typeddict-item]
             if walk.nodes[nid].not_walked:
                 node["children_not_walked"] = walk.nodes[nid].not_walked
             if cut_kids:
@@ -711,35 +729,36 @@ def _branch(
 
     whole_rollup = _rollup(counted)
 
-    def payload_for(kept_count: int, withdrawn_kept: int, ids_cap: int | None) -> dict[str, Any]:
+    def payload_for(kept_count: int, withdrawn_kept: int, ids_cap: int | None) -> ArtifactBranch:
         kept = set(served_ids[:kept_count])
-        out: dict[str, Any] = {
+        out: ArtifactBranch = {
             "artifact_id": root.id,
             "depth": depth,
             "depth_source": "declared" if depth == "declared" else "argument",
             "depth_reached": max((walk.nodes[n].level for n in kept), default=0),
             "tree": tree(kept),
+            "rollup": whole_rollup if ids_cap is None else _cap_rollup(whole_rollup, ids_cap),
         }
-        out["rollup"] = whole_rollup if ids_cap is None else _cap_rollup(whole_rollup, ids_cap)
         if kept_count < len(served_ids) or ids_cap is not None:
-            report = _report(len(served_ids), kept_count, budget, cut="deepest-first")
+            report: BranchTruncated = {  # the cap is added below where it applies
+                **cut_report(len(served_ids), kept_count, budget),  # type: ignore[typeddict-item]
+                "cut": "deepest-first"}
             if ids_cap is not None:
                 report["rollup_ids_cap"] = ids_cap
             out["truncated"] = report
         if walk.cycles:
             out["cycles"] = sorted(walk.cycles)
         if withdrawn_items:
-            block: dict[str, Any] = {
+            block: Withdrawn = {
                 "reason": "deleted", "count": len(withdrawn_items),
                 "took_out": sum(b for _, b in withdrawn_rows),
                 "items": withdrawn_items[:withdrawn_kept],
             }
             if withdrawn_kept < len(withdrawn_items):
-                block["truncated"] = _report(len(withdrawn_items), withdrawn_kept, budget)
+                block["truncated"] = cut_report(len(withdrawn_items), withdrawn_kept, budget)
             out["withdrawn"] = block
-        out["inferred"] = dict(LITE_ABSENT)
-        out.update(envelope(config, store, scope))
-        return out
+        out["inferred"] = LITE_ABSENT.copy()
+        return {**out, **envelope(config, store, scope)}
 
     def largest(lo: int, hi: int, fits: Callable[[int], bool]) -> int:
         """The largest n in [lo, hi] for which fits(n) holds, assuming lo fits."""
@@ -751,7 +770,7 @@ def _branch(
                 hi = mid - 1
         return lo
 
-    def fits(payload: dict[str, Any]) -> bool:
+    def fits(payload: ArtifactBranch) -> bool:
         return payload_bytes(payload) <= budget
 
     n_served, n_withdrawn = len(served_ids), len(withdrawn_items)
@@ -759,7 +778,8 @@ def _branch(
     if fits(payload):
         return payload
     share = budget // ROLLUP_SHARE
-    widest = max((len(b["ids"]) for g in whole_rollup.values() for b in g.values()), default=0)
+    widest = max((len(b["ids"]) for g in (whole_rollup["by_status"], whole_rollup["by_type"])
+                  for b in g.values()), default=0)
     cap: int | None = None
     if payload_bytes(whole_rollup) > share:
         cap = largest(0, widest, lambda c: payload_bytes(_cap_rollup(whole_rollup, c)) <= share)
@@ -787,7 +807,7 @@ def get_artifact(
     history_after: str | None = None,
     depth: int | str | None = None,
     deleted: str | None = None,
-) -> dict[str, Any]:
+) -> ArtifactAnswer:
     """One artifact by id: its brief, its full record, or the branch beneath it."""
     wanted = _check_id(artifact_id)
     deleted = check_deleted(deleted)
@@ -815,11 +835,11 @@ def get_artifact(
     if walk_depth is not None:
         return _branch(config, store, a, walk_depth, deleted, scope, budget)
     if a.metadata.get("withheld"):
-        out = _withheld(store, a)
-        out.update(envelope(config, store, scope))
-        return out
+        return {**_withheld(store, a), **envelope(config, store, scope)}
 
-    payload = _brief(store, a, scope)
+    # The full record adds its keys to the brief, and the budget cutters work on the plain
+    # dict; both shapes are pinned by the served schema (tests/mcp/test_mcp_output_schemas.py).
+    payload: dict[str, Any] = {**_brief(store, a, scope)}
     page: _HistoryPage | None = None
     if history_after is not None or deleted is not None:
         payload["metadata"] = {k: v for k, v in sorted(a.metadata.items()) if k != "declared"}
@@ -834,4 +854,4 @@ def get_artifact(
             payload["history_next"] = page.keys[-1]
     payload.update(envelope(config, store, scope))
     _fit_record(payload, page, budget)
-    return payload
+    return cast(ArtifactRecord, payload) if page is not None else cast(ArtifactBrief, payload)

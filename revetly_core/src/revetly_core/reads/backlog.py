@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from revetly_core.answers.backlog import BacklogAnswer, BacklogRow
+from revetly_core.answers.common import CutReport
 from revetly_core.config import Config
 from revetly_core.ids import id_key
 from revetly_core.model import WORK_ITEM_STATUSES, WORK_ITEM_TYPES, Artifact
@@ -52,9 +54,9 @@ def serve_key_of(artifact_id: str, artifact_type: str) -> SortKey:
     return (rank, key.family, key.number, artifact_id)
 
 
-def compact_row(store: Store, a: Artifact, *, multi: bool, with_parent: bool) -> dict[str, Any]:
+def compact_row(store: Store, a: Artifact, *, multi: bool, with_parent: bool) -> BacklogRow:
     """One compact row: identity, status and source time, then the marks that apply."""
-    row: dict[str, Any] = {
+    row: BacklogRow = {
         "artifact_id": a.id,
         "title": a.title,
         "status": a.status,
@@ -65,7 +67,7 @@ def compact_row(store: Store, a: Artifact, *, multi: bool, with_parent: bool) ->
         row["parent"] = a.parent
     if multi:
         row["project"] = a.project
-    row.update(row_marks(store, a))
+    row = {**row, **row_marks(store, a)}
     if a.metadata.get("withheld"):
         row["withheld"] = True
     return row
@@ -144,7 +146,7 @@ def list_backlog(
     cursor: str | None = None,
     project: str | None = None,
     deleted: str | None = None,
-) -> dict[str, Any]:
+) -> BacklogAnswer:
     """One page of the project's own work items, in serve order, fitted to the read budget.
 
     ``total`` counts every item the filters match; ``next_cursor`` resumes after the last
@@ -205,15 +207,14 @@ def list_backlog(
         last = list(serve_key(page[served - 1])) if served else (list(after) if after else None)
         return encode_cursor(READ_NAME, filters, revision, last)
 
-    def build(served: int, cut: dict[str, Any] | None) -> dict[str, Any]:
-        payload: dict[str, Any] = {"items": rows[:served], "total": len(found), "limit": limit}
+    def build(served: int, cut: CutReport | None) -> BacklogAnswer:
+        payload: BacklogAnswer = {"items": rows[:served], "total": len(found), "limit": limit}
         if cut is not None:
             payload["truncated"] = cut
         if more or served < len(page):
             payload["next_cursor"] = cursor_after(served)
         payload["outside_backlog"] = {"count": 0, "items": []}
-        payload.update(env)
-        return payload
+        return {**payload, **env}
 
     budget = read_budget(config.read.budget)
     payload = build(len(page), None)

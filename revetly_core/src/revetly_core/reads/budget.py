@@ -6,14 +6,18 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from revetly_core.answers.common import CutReport
 from revetly_core.refusal import Refusal
 
 DEFAULT_READ_BUDGET = 32_768
 ENV_READ_BUDGET = "REVETLY_READ_BUDGET"
 MIN_READ_BUDGET = 1_024
 BUDGET_REASON = "read-budget"
+
+Payload = TypeVar("Payload", bound=Mapping[str, object])
+"""Any answer: a plain dict or one of revetly_core.answers' TypedDicts."""
 
 
 def payload_bytes(value: Any) -> int:
@@ -47,7 +51,7 @@ class Cut:
     path: tuple[str, ...]
     report: str
 
-    def rows(self, payload: dict[str, Any]) -> list[Any] | None:
+    def rows(self, payload: Mapping[str, object]) -> list[Any] | None:
         node: Any = payload
         for part in self.path:
             if not isinstance(node, dict) or part not in node:
@@ -55,14 +59,14 @@ class Cut:
             node = node[part]
         return node if isinstance(node, list) else None
 
-    def parent(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def parent(self, payload: Mapping[str, object]) -> dict[str, Any]:
         node: Any = payload
         for part in self.path[:-1]:
             node = node[part]
         return node  # type: ignore[no-any-return]
 
 
-def cut_report(total: int, listed: int, budget: int) -> dict[str, Any]:
+def cut_report(total: int, listed: int, budget: int) -> CutReport:
     """How a cut is named: its reason, what the whole holds and what was listed."""
     return {
         "reason": BUDGET_REASON,
@@ -72,7 +76,7 @@ def cut_report(total: int, listed: int, budget: int) -> dict[str, Any]:
     }
 
 
-def fit(payload: dict[str, Any], cuts: list[Cut], budget: int) -> dict[str, Any]:
+def fit(payload: Payload, cuts: list[Cut], budget: int) -> Payload:
     """Drop whole rows from each list's tail, in the cuts' order, until the payload fits.
 
     A list is emptied before the next one in order is touched; each list cut carries a report

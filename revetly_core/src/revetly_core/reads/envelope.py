@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
+from revetly_core.answers.common import Envelope
 from revetly_core.config import Config
 from revetly_core.refusal import Refusal
 from revetly_core.store.db import Store
@@ -67,7 +67,7 @@ def resolve_project(config: Config, project: str | None, *, with_imports: bool) 
     return ProjectScope(name, tuple(reach), multi=len(names) > 1)
 
 
-def envelope(config: Config, store: Store, scope: ProjectScope) -> dict[str, Any]:
+def envelope(config: Config, store: Store, scope: ProjectScope) -> Envelope:
     """freshness always; history where a source has a floor; context_health when a pass failed."""
     from revetly_core.reads.health import freshness, history_block, watching
 
@@ -76,7 +76,7 @@ def envelope(config: Config, store: Store, scope: ProjectScope) -> dict[str, Any
          "gaps": json.loads(r["gaps"]), "partial": bool(r["partial"])}
         for r in store.sources() if r["project"] in (None, scope.name) or not scope.multi
     ]
-    out: dict[str, Any] = {}
+    out: Envelope = {}
     if scope.multi:
         out["project"] = scope.name
     out["freshness"] = freshness(sources, watching(store))

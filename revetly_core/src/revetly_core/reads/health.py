@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from revetly_core.answers.common import Freshness
+from revetly_core.answers.health import HealthAnswer, SourceHealth
 from revetly_core.config import Config
 from revetly_core.store.db import Store
 from revetly_core.store.keyword import KeywordIndex
 
 
-def history_block(sources: list[dict[str, Any]]) -> dict[str, Any] | None:
+def history_block(sources: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     """floors / gaps / partial for the sources that have a floor; None when none has one."""
     floors = {s["source"]: s["floor"] for s in sources if s.get("floor")}
     gaps = {s["source"]: s["gaps"] for s in sources if s.get("gaps")}
@@ -25,7 +28,7 @@ def history_block(sources: list[dict[str, Any]]) -> dict[str, Any] | None:
     return block
 
 
-def freshness(sources: list[dict[str, Any]], watching: bool = False) -> dict[str, Any]:
+def freshness(sources: Sequence[Mapping[str, Any]], watching: bool = False) -> Freshness:
     """When the oldest source was last read, and whether a watcher keeps it fresh."""
     read = [s["last_read_at"] for s in sources if s.get("last_read_at")]
     return {"oldest_source_read_at": min(read) if read else None, "watch": watching}
@@ -38,13 +41,13 @@ def watching(store: Store) -> bool:
     return watch_running(store.path.parent)
 
 
-def context_health(config: Config, store: Store, index: KeywordIndex) -> dict[str, Any]:
+def context_health(config: Config, store: Store, index: KeywordIndex) -> HealthAnswer:
     """The health payload: last pass, each source's last read, revision, history and counts."""
     last = store.last_pass()
-    sources: list[dict[str, Any]] = []
+    sources: list[SourceHealth] = []
     for row in store.sources():
         ledger = store.last_ledger(row["source"])
-        entry: dict[str, Any] = {
+        entry: SourceHealth = {
             "source": row["source"],
             "project": row["project"],
             "last_read_at": row["last_read_at"],
@@ -59,7 +62,7 @@ def context_health(config: Config, store: Store, index: KeywordIndex) -> dict[st
                 entry["note"] = ledger["note"]
         sources.append(entry)
     revision = store.revision
-    payload: dict[str, Any] = {
+    payload: HealthAnswer = {
         "instance": config.instance.name,
         "project": config.default_project,
         "corpus_revision": revision,

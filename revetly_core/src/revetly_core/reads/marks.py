@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
+from revetly_core.answers.common import Marks, Reviser
 from revetly_core.markdown.criteria import criteria_fingerprint
 from revetly_core.model import Artifact
 from revetly_core.store.db import Store
@@ -13,11 +13,11 @@ REVISED_BY_MARK = True
 """Every served row of a work item a note declares it revises carries revised_by."""
 
 
-def deletion_marks(a: Artifact) -> dict[str, Any]:
+def deletion_marks(a: Artifact) -> Marks:
     """deleted, deleted_at (absent when unknown), deleted_clock and deleted_note of a deleted row."""
     if not a.deleted:
         return {}
-    marks: dict[str, Any] = {"deleted": True}
+    marks: Marks = {"deleted": True}
     if a.deleted_at:
         marks["deleted_at"] = a.deleted_at
         marks["deleted_clock"] = a.deleted_clock or "found"
@@ -45,17 +45,17 @@ def criterion_changed(fingerprint: str | None, position: int, criteria: list[str
     return criteria_fingerprint(criteria[position - 1]) != fingerprint
 
 
-def revised_by(store: Store, item: Artifact) -> list[dict[str, Any]]:
+def revised_by(store: Store, item: Artifact) -> list[Reviser]:
     """One entry per live note declaring it revises the item, newest first, with criterion_changed."""
     rows = store.conn.execute(
         "SELECT l.src, l.detail, a.created_at FROM links l JOIN artifacts a ON a.id = l.src "
         "WHERE l.dst=? AND l.relation='revises' AND l.invalid_at IS NULL AND a.deleted=0",
         (item.id,),
     ).fetchall()
-    entries: list[tuple[str, str, dict[str, Any]]] = []
+    entries: list[tuple[str, str, Reviser]] = []
     for src, detail_text, created in rows:
         detail = json.loads(detail_text)
-        entry: dict[str, Any] = {"id": src, "criteria": list(detail.get("criteria", []))}
+        entry: Reviser = {"id": src, "criteria": list(detail.get("criteria", []))}
         fps = detail.get("criteria_fp")
         if fps:
             entry["criterion_changed"] = any(
@@ -67,7 +67,7 @@ def revised_by(store: Store, item: Artifact) -> list[dict[str, Any]]:
     return [e[2] for e in entries]
 
 
-def row_marks(store: Store, a: Artifact) -> dict[str, Any]:
+def row_marks(store: Store, a: Artifact) -> Marks:
     """Every mark a row of this artifact carries wherever it is served."""
     marks = deletion_marks(a)
     sup = superseded_by(store, a.id)

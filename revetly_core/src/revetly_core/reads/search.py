@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
+from revetly_core.answers.common import Absent
+from revetly_core.answers.search import Fact, LinkEntry, Passage, SearchAnswer, SearchArtifact
 from revetly_core.config import Config
 from revetly_core.ids import IdFinder, IdResolver, id_key
 from revetly_core.model import WORK_ITEM_TYPES, Artifact
@@ -39,7 +40,7 @@ METHOD_REVISES = "revises"
 RECORDS_LEG, COMMITS_LEG, FEEDBACK_LEG, PULLED_LEG = 0, 1, 2, 3
 """The legs a row can stand on: the keyword leg over records, over commits (each population on
 its own statistics), the feedback leg, and a PULL_REVISING pull."""
-LITE_ABSENT = {"absent": True, "reason": "lite"}
+LITE_ABSENT: Absent = {"absent": True, "reason": "lite"}
 INFERRED_VALUES = (None, "all")
 FACT_RELATIONS = {"parent": "hangs under", "delivers": "delivers", "supersedes": "supersedes",
                   "revises": "revises"}
@@ -133,7 +134,7 @@ class Gathered:
     score: float = 0.0
 
 
-def _links_map(store: Store, artifact_id: str, served: set[str], deleted: str | None) -> dict[str, Any]:
+def _links_map(store: Store, artifact_id: str, served: set[str], deleted: str | None) -> dict[str, LinkEntry]:
     """cites / cited_by / references / referenced_by / mentions / mentioned_by, ≤ 3 ids each."""
     far: dict[str, set[str]] = {}
     gone: set[str] = set()
@@ -153,11 +154,11 @@ def _links_map(store: Store, artifact_id: str, served: set[str], deleted: str | 
             far.setdefault(out_key, set()).add(dst)
         else:
             far.setdefault(in_key, set()).add(src)
-    result: dict[str, Any] = {}
+    result: dict[str, LinkEntry] = {}
     for key in ("cites", "cited_by", "references", "referenced_by", "mentions", "mentioned_by"):
         ids = sorted(far.get(key, set()), key=lambda i: (i not in served, i))
         if ids:
-            entry: dict[str, Any] = {"ids": ids[:LINKS_LISTED]}
+            entry: LinkEntry = {"ids": ids[:LINKS_LISTED]}
             if len(ids) > LINKS_LISTED:
                 entry["more"] = len(ids) - LINKS_LISTED
             listed_gone = [i for i in entry["ids"] if i in gone]
@@ -217,14 +218,14 @@ def _invalidated(
 
 def _facts(
     store: Store, order: list[str], titles: dict[str, str], words: list[str], limit: int
-) -> tuple[list[dict[str, Any]], int, int]:
+) -> tuple[list[Fact], int, int]:
     """Declared relations, then statements; matched rows anywhere, unmatched only near the top."""
     if not order:
         return [], 0, 0
     near_top = set(order[:FACTS_NEAR_TOP])
     marks = ",".join("?" * len(order))
     rel_order = list(FACT_RELATIONS)
-    candidates: list[tuple[int, int, int, str, dict[str, Any]]] = []
+    candidates: list[tuple[int, int, int, str, Fact]] = []
     rows = store.conn.execute(
         f"SELECT l.src, l.dst, l.relation, sa.title, da.title FROM links l "
         f"LEFT JOIN artifacts sa ON sa.id=l.src LEFT JOIN artifacts da ON da.id=l.dst "
@@ -239,7 +240,8 @@ def _facts(
         touches_top = src in near_top or dst in near_top
         if hits == 0 and not touches_top:
             continue
-        row = {"fact": text, "relation": relation, "endpoints": [src, dst], "band": "declared"}
+        row: Fact = {"fact": text, "relation": relation, "endpoints": [src, dst], "band": "declared",
+                     "matched": False}
         candidates.append((0, -hits, rel_order.index(relation), text, row))
     for _sid, aid, text, stated_at in store.conn.execute(
         f"SELECT id, artifact_id, text, stated_at FROM statements WHERE artifact_id IN ({marks})",
@@ -250,7 +252,7 @@ def _facts(
         if hits == 0 and aid not in near_top:
             continue
         row = {"fact": fact, "relation": "states", "endpoints": [aid], "band": "statement",
-               "stated_at": stated_at}
+               "stated_at": stated_at, "matched": False}
         candidates.append((1, -hits, 0, fact, row))
     matched = sorted((c for c in candidates if c[1] < 0), key=lambda c: c[:4])
     unmatched = sorted((c for c in candidates if c[1] == 0), key=lambda c: c[:4])
@@ -277,7 +279,7 @@ def search_context(
     project: str | None = None,
     deleted: str | None = None,
     inferred: str | None = None,
-) -> dict[str, Any]:
+) -> SearchAnswer:
     """Hybrid keyword search over every artifact, answered as the read surface defines it."""
     text = validate_query(query)
     limit = validate_limit(limit)
@@ -311,7 +313,7 @@ def search_context(
     served = order[:limit]
     served_set = set(served)
     artifacts = [_artifact_row(store, rows[i], served_set, deleted, scope) for i in served]
-    passages = []
+    passages: list[Passage] = []
     for i in served:
         found = best_passage(rows[i].artifact.body, words)
         if found is not None:
@@ -319,14 +321,14 @@ def search_context(
                              "method": _method(rows[i])})
     titles = {i: rows[i].artifact.title for i in served}
     facts, declared_count, not_near = _facts(store, served, titles, words, limit)
-    payload: dict[str, Any] = {
+    payload: SearchAnswer = {
         "query": text,
         "artifacts": artifacts,
         "passages": passages,
         "facts": facts,
         "deterministic_facts": declared_count,
-        "inferred_facts": dict(LITE_ABSENT),
-        "concepts": dict(LITE_ABSENT),
+        "inferred_facts": LITE_ABSENT.copy(),
+        "concepts": LITE_ABSENT.copy(),
     }
     if not_near:
         payload["facts_truncated"] = {"reason": "not-near-top", "count": not_near}
@@ -343,7 +345,7 @@ def search_context(
         payload["withheld"] = {"count": len(withheld), "ids": withheld[:10]}
     if deleted:
         payload["deleted"] = deleted
-    payload.update(envelope(config, store, scope))
+    payload = {**payload, **envelope(config, store, scope)}
     fit(payload, [Cut(("passages",), "truncated_passages"), Cut(("facts",), "truncated_facts"),
                   Cut(("artifacts",), "truncated_artifacts")], budget)
     payload["deterministic_facts"] = sum(1 for f in payload["facts"] if f["band"] == "declared")
@@ -465,9 +467,9 @@ def _method(g: Gathered) -> str:
 
 def _artifact_row(
     store: Store, g: Gathered, served: set[str], deleted: str | None, scope: ProjectScope
-) -> dict[str, Any]:
+) -> SearchArtifact:
     a = g.artifact
-    row: dict[str, Any] = {
+    row: SearchArtifact = {
         "artifact_id": a.id,
         "title": a.title,
         "artifact_type": a.type,
@@ -480,6 +482,5 @@ def _artifact_row(
     }
     if scope.multi:
         row["project"] = a.project
-    row.update(row_marks(store, a))
-    return row
+    return {**row, **row_marks(store, a)}
 

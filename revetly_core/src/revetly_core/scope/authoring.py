@@ -8,6 +8,7 @@ already binds that backlog, with the topic's own decision notes joining after th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from revetly_core.model import STATEMENT_NOTE_TYPES, WORK_ITEM_TYPES
@@ -117,7 +118,8 @@ def related_block(ctx: ScopeContext, topic: str, limit: int, project: str | None
     """A search at the bundle's limit; what the backlog already serves is named, not repeated."""
     found = search_context(ctx.config, ctx.store, ctx.index, topic, limit=limit,
                            project=project)
-    out = {k: found[k] for k in RELATED_KEYS if k in found}
+    keyed: Mapping[str, Any] = found
+    out = {k: keyed[k] for k in RELATED_KEYS if k in keyed}
     in_backlog = sorted({r["artifact_id"] for r in found["artifacts"]
                          if r["artifact_id"] in backlog_ids}
                         | {p["artifact_id"] for p in found["passages"]

@@ -159,14 +159,14 @@ class Surface:
     def health_resource(self) -> dict[str, Any]:
         """revetly://health: context_health, or the resource refusal."""
         try:
-            return answer_as_bound(self.engine.context_health(), self.bound)
+            return answer_as_bound(dict(self.engine.context_health()), self.bound)
         except Refusal as refusal:
             return resource_refusal(refusal)
 
     def brief_resource(self, artifact_id: str) -> dict[str, Any]:
         """revetly://brief/{artifact_id}: get_artifact's brief, or the resource refusal."""
         try:
-            return state_project(self.engine.get_artifact(artifact_id, project=self.bound),
+            return state_project(dict(self.engine.get_artifact(artifact_id, project=self.bound)),
                                  self.bound)
         except Refusal as refusal:
             return resource_refusal(refusal)
