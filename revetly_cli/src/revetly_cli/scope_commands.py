@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
+from revetly_core.answers import ScopeAnswer
 
 from revetly_cli import output
 from revetly_cli.app import InstanceOpt, JsonOpt, _console, _run, app
@@ -50,7 +51,7 @@ def binding(
 ) -> None:
     """The twin of get_scope(question='binding'): what already binds an artifact, a topic or
     a file (which stories and decisions are behind it)."""
-    def read() -> dict[str, Any]:
+    def read() -> ScopeAnswer:
         engine = Engine.open(instance)
         where = None if path is None else engine.repository_path(path)
         return engine.get_scope("binding", artifact_id=artifact_id, topic=topic, path=where,

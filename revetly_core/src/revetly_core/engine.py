@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from revetly_core.answers import ArtifactAnswer, BacklogAnswer, HealthAnswer, SearchAnswer
+from revetly_core.answers import (
+    ArtifactAnswer,
+    AuthoringAnswer,
+    BacklogAnswer,
+    HealthAnswer,
+    ScopeAnswer,
+    SearchAnswer,
+)
 from revetly_core.config import Config, load_config
 from revetly_core.connectors.base import Progress, no_progress
 from revetly_core.instance.layout import InstancePaths, locate_instance
@@ -329,7 +336,7 @@ class Engine:
         until: str | None = None,
         clock: str | None = None,
         limit: int | None = None,
-    ) -> dict[str, Any]:
+    ) -> ScopeAnswer:
         """binding (artifact_id | topic | path), drift or deltas over one scope."""
         from revetly_core.scope import get_scope
 
@@ -343,7 +350,7 @@ class Engine:
 
     def get_authoring_context(
         self, topic: str, *, limit: int | None = None, project: str | None = None
-    ) -> dict[str, Any]:
+    ) -> AuthoringAnswer:
         """The bundle to draft from: nearest backlog, related material, and what binds it."""
         from revetly_core.scope import get_authoring_context
 

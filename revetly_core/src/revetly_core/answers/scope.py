@@ -100,7 +100,7 @@ class BindingAnswer(Envelope):
     reason: NotRequired[str]
 
 
-class Window(TypedDict):
+class WindowBlock(TypedDict):
     """The time window of a drift or deltas read, and the clock it is read on."""
 
     since: str | None
@@ -139,7 +139,7 @@ class DriftAnswer(Envelope):
 
     question: str
     scope: ReadScope
-    window: Window
+    window: WindowBlock
     provenance: Provenance
     counts: DriftCounts
     delivered: list[JSONObject]
@@ -153,7 +153,7 @@ class DriftAnswer(Envelope):
 class Change(TypedDict):
     """One dated change of an artifact."""
 
-    at: str | None
+    at: str
     clock: str
     change: str
     revision: NotRequired[str | None]
@@ -199,7 +199,7 @@ class DeltasAnswer(Envelope):
     question: str
     clock: str
     scope: ReadScope
-    window: Window
+    window: WindowBlock
     provenance: Provenance
     counts: DeltasCounts
     changed: list[ChangedArtifact]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from revetly_core.answers.scope import WindowBlock
 from revetly_core.refusal import Refusal
 
 QUESTIONS = ("binding", "drift", "deltas")
@@ -127,8 +128,8 @@ class Window:
             return False
         return not (self.until is not None and stamp >= self.until)
 
-    def payload(self, clock: str | None = None) -> dict[str, str | None]:
-        out: dict[str, str | None] = {
+    def payload(self, clock: str | None = None) -> WindowBlock:
+        out: WindowBlock = {
             "since": self.since.isoformat() if self.since else None,
             "until": self.until.isoformat() if self.until else None,
         }

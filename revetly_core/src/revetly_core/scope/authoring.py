@@ -9,8 +9,9 @@ already binds that backlog, with the topic's own decision notes joining after th
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
+from revetly_core.answers.scope import AuthoringAnswer
 from revetly_core.model import STATEMENT_NOTE_TYPES, WORK_ITEM_TYPES
 from revetly_core.reads import retrieval
 from revetly_core.reads.budget import Cut, fit, payload_bytes, read_budget
@@ -179,8 +180,9 @@ def fit_bundle(payload: dict[str, Any], budget: int) -> None:
 
 def get_authoring_context(
     ctx: ScopeContext, topic: object, *, limit: object = None, project: str | None = None
-) -> dict[str, Any]:
-    """The bundle to draft from: nearest backlog, related, and what binds that backlog."""
+) -> AuthoringAnswer:
+    """The bundle to draft from: nearest backlog, related, and what binds that backlog (built
+    key by key through the bundle's cuts, cast to its type; the served schema test pins it)."""
     text = check_topic(topic)
     size = check_limit(limit, DEFAULT_LIMIT, MAX_LIMIT)
     scope = resolve_project(ctx.config, project, with_imports=True)
@@ -224,4 +226,4 @@ def get_authoring_context(
     }
     payload.update(envelope(ctx.config, ctx.store, scope))
     fit_bundle(payload, budget)
-    return payload
+    return cast(AuthoringAnswer, payload)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from revetly_core.answers.scope import Change, ChangedArtifact, DeltasAnswer
 from revetly_core.reads.budget import Cut
 from revetly_core.reads.envelope import ProjectScope
 from revetly_core.scope.arguments import Window
@@ -60,10 +61,10 @@ def _inside(window: Window, when: str | None) -> bool:
 
 
 def source_changes(ctx: ScopeContext, arts: dict[str, tuple[Any, ...]],
-                   window: Window) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
+                   window: Window) -> tuple[dict[str, list[Change]], list[str]]:
     """Changes dated by the sources' own history, and the artifacts nothing dates."""
     by_path = {(v[3], v[4]): k for k, v in arts.items() if v[4]}
-    changes: dict[str, list[dict[str, Any]]] = {}
+    changes: dict[str, list[Change]] = {}
     cur = ctx.store.conn.cursor()
     cur.row_factory = None
     dated = {by_path[(s, p)] for s, p in cur.execute("SELECT DISTINCT source, path FROM history")
@@ -92,9 +93,9 @@ def source_changes(ctx: ScopeContext, arts: dict[str, tuple[Any, ...]],
 
 
 def ingest_changes(arts: dict[str, tuple[Any, ...]],
-                   window: Window) -> dict[str, list[dict[str, Any]]]:
+                   window: Window) -> dict[str, list[Change]]:
     """Changes placed on when this instance learned of them."""
-    changes: dict[str, list[dict[str, Any]]] = {}
+    changes: dict[str, list[Change]] = {}
     for aid, v in arts.items():
         ingested, deleted, deleted_at, deleted_clock = v[7], v[8], v[9], v[10]
         if deleted and deleted_clock != "source-declared" and deleted_at and _inside(
@@ -132,7 +133,7 @@ def external_references(ctx: ScopeContext, arts: dict[str, tuple[Any, ...]]) -> 
 
 
 def deltas(ctx: ScopeContext, scope: ProjectScope, root: str | None, window: Window,
-           clock: str, limit: int) -> dict[str, Any]:
+           clock: str, limit: int) -> DeltasAnswer:
     """What changed in the window, per artifact, newest change first."""
     arts = _in_scope(ctx, scope, root)
     undated: list[str] = []
@@ -148,16 +149,16 @@ def deltas(ctx: ScopeContext, scope: ProjectScope, root: str | None, window: Win
         for e in entries:
             by_change[e["change"]] = by_change.get(e["change"], 0) + 1
     latest.sort(reverse=True)
-    rows = []
+    rows: list[ChangedArtifact] = []
     for at, aid in latest[:limit]:
         v = arts[aid]
-        row: dict[str, Any] = {"artifact_id": aid, "title": v[0], "artifact_type": v[1],
+        row: ChangedArtifact = {"artifact_id": aid, "title": v[0], "artifact_type": v[1],
                                "status": v[2], "last_change_at": at, "clock": clock,
                                "changes": changes[aid]}
         if v[8]:
             row["deleted"] = True
         rows.append(row)
-    payload: dict[str, Any] = {
+    payload: DeltasAnswer = {
         "question": "deltas",
         "clock": clock,
         "scope": {"kind": "artifact", "artifact_id": root} if root else {"kind": "project"},

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
+from revetly_core.answers.scope import BindingAnswer, DeltasAnswer, DriftAnswer, ScopeAnswer
 from revetly_core.reads.artifact import _check_id, _lookup, _not_found
 from revetly_core.reads.budget import Cut, fit, read_budget
 from revetly_core.reads.envelope import ProjectScope, envelope, resolve_project
@@ -103,8 +104,12 @@ def get_scope(
     until: object = None,
     clock: object = None,
     limit: object = None,
-) -> dict[str, Any]:
-    """Answer one of the three scope questions; every bad argument is refused by name."""
+) -> ScopeAnswer:
+    """Answer one of the three scope questions; every bad argument is refused by name.
+
+    binding and drift are built key by key (drift's lists and their cut reports in one loop)
+    and cast to their type here; deltas is built as its type. The served schema test pins all
+    three (tests/mcp/test_mcp_output_schemas.py)."""
     asked = check_question(question)
     check_one_scope(artifact_id, topic, path)
     budget = read_budget(ctx.config.read.budget)
@@ -117,7 +122,7 @@ def get_scope(
         payload = binding(ctx, scope, artifact_id=artifact_id, topic=topic, path=path,
                           limit=check_limit(limit), depth=check_depth(depth))
         payload.update(envelope(ctx.config, ctx.store, scope))
-        return fit(payload, BINDING_CUTS, budget)
+        return cast(BindingAnswer, fit(payload, BINDING_CUTS, budget))
     if topic not in (None, "") or path not in (None, ""):
         name = "topic" if topic else "path"
         raise invalid(name, f"{asked} is asked of the whole project or of one artifact's "
@@ -136,9 +141,9 @@ def get_scope(
                           "drop clock, or ask question='deltas'")
         payload = drift(ctx, scope, root, window, check_limit(limit))
         payload.update(envelope(ctx.config, ctx.store, scope))
-        return fit(payload, DRIFT_CUTS, budget)
+        return cast(DriftAnswer, fit(payload, DRIFT_CUTS, budget))
     from revetly_core.scope.deltas import DELTAS_CUTS, deltas
 
-    payload = deltas(ctx, scope, root, window, check_clock(clock), check_limit(limit))
-    payload.update(envelope(ctx.config, ctx.store, scope))
-    return fit(payload, DELTAS_CUTS, budget)
+    changed = deltas(ctx, scope, root, window, check_clock(clock), check_limit(limit))
+    answer: DeltasAnswer = {**changed, **envelope(ctx.config, ctx.store, scope)}
+    return fit(answer, DELTAS_CUTS, budget)
