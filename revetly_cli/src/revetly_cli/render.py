@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
+from revetly_core.answers import (
+    ArtifactBranch,
+    ArtifactRecord,
+    BacklogAnswer,
+    BranchNode,
+    HealthAnswer,
+    SearchAnswer,
+    SearchArtifact,
+    WithheldArtifact,
+)
 from rich import box
 from rich.console import Console
 from rich.table import Table
@@ -15,8 +26,8 @@ BUDGET_ENV = "REVETLY_READ_BUDGET"
 """The setting that lifts the per-call read budget the CLI reads under, as the server does."""
 
 
-def render_status(console: Console, p: dict[str, Any]) -> None:
-    last = p.get("last_pass") or {}
+def render_status(console: Console, p: HealthAnswer) -> None:
+    last: Mapping[str, Any] = p.get("last_pass") or {}
     console.print(
         f"[bold]{untrusted(p['instance'])}[/bold]  corpus revision {p['corpus_revision']}  "
         f"last pass: {last.get('outcome', 'never')} at {when(last.get('ended_at'))}"
@@ -124,7 +135,7 @@ def render_init(console: Console, p: dict[str, Any]) -> None:
     console.print(f"next: {untrusted(p['next'])}")
 
 
-def _cuts_footer(console: Console, p: dict[str, Any]) -> None:
+def _cuts_footer(console: Console, p: Mapping[str, Any]) -> None:
     """Every cut the payload reports, one line each."""
     for key, value in sorted(p.items()):
         if (key.startswith("truncated") or key.endswith("_truncated")) and isinstance(value, dict):
@@ -141,7 +152,7 @@ COMMIT_ID_CHARS = 16
 """How much of a commit's sha a row shows: enough to be unique, and accepted by `inspect`."""
 
 
-def shown_id(row: dict[str, Any]) -> str:
+def shown_id(row: Mapping[str, Any]) -> str:
     """The id a row prints: a commit's sha to COMMIT_ID_CHARS, any other id whole (pasteable)."""
     aid = str(row.get("artifact_id", ""))
     if row.get("artifact_type") == "commit":
@@ -149,7 +160,7 @@ def shown_id(row: dict[str, Any]) -> str:
     return aid
 
 
-def _search_marks(a: dict[str, Any]) -> list[str]:
+def _search_marks(a: SearchArtifact) -> list[str]:
     marks = []
     if a.get("superseded_by"):
         marks.append("superseded by " + ", ".join(a["superseded_by"]))
@@ -160,7 +171,7 @@ def _search_marks(a: dict[str, Any]) -> list[str]:
     return marks
 
 
-def render_search(console: Console, p: dict[str, Any], wide: bool = False) -> None:
+def render_search(console: Console, p: SearchAnswer, wide: bool = False) -> None:
     """One line per row (the summary cut to the width); --wide prints each summary whole."""
     t = Table(title=f"search: {untrusted(p['query'])}", show_lines=wide, expand=True,
               box=box.SIMPLE_HEAD)
@@ -190,7 +201,7 @@ def render_search(console: Console, p: dict[str, Any], wide: bool = False) -> No
     _cuts_footer(console, p)
 
 
-def _marks_line(row: dict[str, Any]) -> str:
+def _marks_line(row: Mapping[str, Any]) -> str:
     marks = []
     if row.get("superseded_by"):
         marks.append("superseded by " + ", ".join(row["superseded_by"]))
@@ -217,11 +228,12 @@ def body_without_criteria(body: str) -> str:
     return "\n".join(lines[: span[0] - 1] + lines[span[1]:])
 
 
-def render_artifact(console: Console, p: dict[str, Any]) -> None:
+def render_artifact(console: Console, p: ArtifactRecord | WithheldArtifact) -> None:
+    head: Mapping[str, Any] = p  # owner and parent are the brief's; a withheld row has neither
     console.print(f"[bold]{untrusted(p['artifact_id'])}[/bold]  {untrusted(p.get('title') or '')}")
     updated = p.get("source_updated_at")
-    facts = [p.get("artifact_type"), p.get("status"), p.get("owner") and f"owner {p['owner']}",
-             p.get("parent") and f"under {p['parent']}", updated and f"updated {when(updated)}"]
+    facts = [p.get("artifact_type"), p.get("status"), head.get("owner") and f"owner {head['owner']}",
+             head.get("parent") and f"under {head['parent']}", updated and f"updated {when(updated)}"]
     console.print("  " + untrusted(" · ".join(str(f) for f in facts if f)))
     marks = _marks_line(p)
     if marks:
@@ -229,6 +241,7 @@ def render_artifact(console: Console, p: dict[str, Any]) -> None:
     if p.get("in_context") is False:
         console.print("  withheld: read and committed, but not in CONTEXT")
         return
+    p = cast(ArtifactRecord, p)  # not withheld: the brief, or the full record
     criteria = p.get("acceptance_criteria") or []
     if p.get("body"):
         body = body_without_criteria(p["body"]) if criteria else p["body"]
@@ -258,17 +271,17 @@ def render_artifact(console: Console, p: dict[str, Any]) -> None:
     _cuts_footer(console, p)
 
 
-def render_branch(console: Console, p: dict[str, Any]) -> None:
+def render_branch(console: Console, p: ArtifactBranch) -> None:
     from rich.tree import Tree
 
-    def label(node: dict[str, Any]) -> str:
+    def label(node: BranchNode) -> str:
         marks = _marks_line(node)
         text = (f"[bold]{untrusted(node['artifact_id'])}[/bold] {untrusted(node.get('title') or '')} "
                 f"[dim]{untrusted(str(node.get('artifact_type') or ''))} · "
                 f"{untrusted(str(node.get('status') or ''))}[/dim]")
         return text + (f" [yellow]{untrusted(marks)}[/yellow]" if marks else "")
 
-    def grow(tree: Any, node: dict[str, Any]) -> None:
+    def grow(tree: Any, node: BranchNode) -> None:
         for child in node.get("children", []):
             grow(tree.add(label(child)), child)
 
@@ -287,7 +300,7 @@ def render_branch(console: Console, p: dict[str, Any]) -> None:
     _cuts_footer(console, p)
 
 
-def render_backlog(console: Console, p: dict[str, Any]) -> None:
+def render_backlog(console: Console, p: BacklogAnswer) -> None:
     """Rows in serve order (by type, then id in number order: BACK-4.2 before BACK-4.10); the
     title takes the width the short columns leave."""
     t = Table(title=f"Backlog: {p.get('total', 0)} items", expand=True, box=box.SIMPLE_HEAD)

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from revetly_core.answers import (
+    AuthoringAnswer,
+    BindingAnswer,
+    DeltasAnswer,
+    DriftAnswer,
+    Statement,
+)
 from rich.console import Console
 from rich.table import Table
 from rich.tree import Tree
@@ -11,7 +19,7 @@ from rich.tree import Tree
 from revetly_cli.render_text import untrusted
 
 
-def _cuts(console: Console, p: dict[str, Any]) -> None:
+def _cuts(console: Console, p: Mapping[str, Any]) -> None:
     """One dim line per cut the payload reports, so nothing is silently shorter."""
     for key, value in sorted(p.items()):
         if isinstance(value, dict) and ("truncated" in key or key == "truncated"):
@@ -19,7 +27,7 @@ def _cuts(console: Console, p: dict[str, Any]) -> None:
                           f"({untrusted(value.get('reason', ''))})[/dim]")
 
 
-def _statement_line(s: dict[str, Any]) -> str:
+def _statement_line(s: Statement) -> str:
     marks = []
     if s.get("superseded_by"):
         marks.append(f"superseded by {untrusted(', '.join(s['superseded_by']))}")
@@ -34,11 +42,12 @@ def _statement_line(s: dict[str, Any]) -> str:
             f"{untrusted(s.get('statement') or s['title'])}{tail}")
 
 
-def binding_tree(p: dict[str, Any]) -> Tree:
+def binding_tree(p: BindingAnswer) -> Tree:
     """The scope as a tree of its members, each statement under the member it bears on."""
     scope = p.get("scope", {})
     members = {m["artifact_id"]: m for m in scope.get("members", [])}
-    label = scope.get("artifact_id") or scope.get("topic") or (p.get("path") or {}).get("path")
+    path: Mapping[str, Any] = p.get("path") or {}
+    label = scope.get("artifact_id") or scope.get("topic") or path.get("path")
     root = Tree(f"[bold]binding[/bold] {untrusted(str(label))}")
     nodes: dict[str, Tree] = {}
 
@@ -63,9 +72,10 @@ def binding_tree(p: dict[str, Any]) -> Tree:
     return root
 
 
-def render_binding(console: Console, p: dict[str, Any]) -> None:
+def render_binding(console: Console, p: BindingAnswer) -> None:
     if "behind" in p:
-        repos = (p.get("path") or {}).get("repos", [])
+        path: Mapping[str, Any] = p.get("path") or {}
+        repos = path.get("repos", [])
         for r in repos:
             console.print(f"[bold]{untrusted(r['repository'])}[/bold]:{untrusted(r['path'])} "
                           f"{r['commits']} commits, {r['first'][:10]} .. {r['last'][:10]}")
@@ -94,7 +104,7 @@ def render_binding(console: Console, p: dict[str, Any]) -> None:
     _cuts(console, p)
 
 
-def render_drift(console: Console, p: dict[str, Any]) -> None:
+def render_drift(console: Console, p: DriftAnswer) -> None:
     c = p["counts"]
     console.print(f"[bold]drift[/bold] delivered {c['delivered']}: clean {c['clean']}, with "
                   f"departures {c['with_departures']}, no criteria declared "
@@ -114,7 +124,7 @@ def render_drift(console: Console, p: dict[str, Any]) -> None:
     _cuts(console, p)
 
 
-def render_deltas(console: Console, p: dict[str, Any]) -> None:
+def render_deltas(console: Console, p: DeltasAnswer) -> None:
     w = p["window"]
     console.print(f"[bold]deltas[/bold] on the {p['clock']} clock, {w.get('since') or '…'} .. "
                   f"{w.get('until') or '…'}: {p['counts']['artifacts']} artifacts changed")
@@ -131,7 +141,7 @@ def render_deltas(console: Console, p: dict[str, Any]) -> None:
     _cuts(console, p)
 
 
-def render_author(console: Console, p: dict[str, Any]) -> None:
+def render_author(console: Console, p: AuthoringAnswer) -> None:
     t = Table(title=f"Nearest backlog for {untrusted(p['topic'])}")
     for col in ("id", "status", "title", "criteria"):
         t.add_column(col)
