@@ -9,9 +9,14 @@ from revetly_core.answers import (
     ArtifactAnswer,
     AuthoringAnswer,
     BacklogAnswer,
+    ConversationAnswer,
+    GateAnswer,
     HealthAnswer,
+    ReviewList,
+    ReviewState,
     ScopeAnswer,
     SearchAnswer,
+    StatusAnswer,
 )
 from revetly_core.config import Config, load_config
 from revetly_core.connectors.base import Progress, no_progress
@@ -190,7 +195,7 @@ class Engine:
         parent: str | None = None, repository: str | None = None, *,
         project: str | None = None, gate: Any = None, session_id: str | None = None,
         drafter: Any = None, agent_name: str | None = None, agent_version: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> GateAnswer:
         """A new story for a human to review: recorded pending first, then put on the gate."""
         from revetly_core.writes.drafts import submit_draft
 
@@ -203,7 +208,7 @@ class Engine:
         title: str | None = None, project: str | None = None, gate: Any = None,
         session_id: str | None = None, drafter: Any = None, agent_name: str | None = None,
         agent_version: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> GateAnswer:
         """A change to an existing story for a human to review, recorded pending first."""
         from revetly_core.writes.drafts import submit_revision
 
@@ -213,7 +218,7 @@ class Engine:
                                agent_version=agent_version)
 
     def raise_review(self, review_id: str, *, gate: Any = None,
-                     session_id: str | None = None) -> dict[str, Any]:
+                     session_id: str | None = None) -> GateAnswer | ReviewState:
         """Put a waiting review back in front of a human (it carries, it does not decide)."""
         from revetly_core.writes.drafts import raise_review
 
@@ -229,7 +234,7 @@ class Engine:
         self, review_id: str, decision: str, reason: str | None = None, *,
         decided_via: str = "cli", session_id: str | None = None, approver: Any = None,
         served: bool = False,
-    ) -> dict[str, Any]:
+    ) -> ReviewState:
         """The reviewer's answer: the approver floor, then approve writes + commits the story."""
         from revetly_core.writes.drafts import resolve_review
 
@@ -240,26 +245,26 @@ class Engine:
     def withdraw_review(
         self, review_id: str, reason: str | None = None, *, decided_via: str = "cli",
         session_id: str | None = None, approver: Any = None,
-    ) -> dict[str, Any]:
+    ) -> ReviewState:
         """Take a review off the list without deciding it."""
         from revetly_core.writes.drafts import withdraw_review
 
         return withdraw_review(self._writes(), review_id, reason, decided_via=decided_via,
                                session_id=session_id, approver=approver)
 
-    def review_state(self, review_id: str) -> dict[str, Any]:
+    def review_state(self, review_id: str) -> ReviewState:
         """Whether one review has been answered, and how."""
         from revetly_core.writes.drafts import review_state
 
         return review_state(self._writes(), review_id)
 
-    def show_review(self, review_id: str) -> dict[str, Any]:
+    def show_review(self, review_id: str) -> ReviewState:
         """One review whole: its state and the draft (what `revetly review show` prints)."""
         from revetly_core.writes.drafts import show_review
 
         return show_review(self._writes(), review_id)
 
-    def list_reviews(self, status: str = "pending", project: str | None = None) -> dict[str, Any]:
+    def list_reviews(self, status: str = "pending", project: str | None = None) -> ReviewList:
         """The reviews on record with a status (pending by default, or 'all')."""
         from revetly_core.writes.drafts import list_reviews
 
@@ -269,7 +274,7 @@ class Engine:
         self, artifact_id: str, status: str, claimed_by: str | None = None,
         reason: str | None = None, verdicts: list[Any] | None = None, *,
         project: str | None = None, principal: Any = None,
-    ) -> dict[str, Any]:
+    ) -> StatusAnswer:
         """Flip a work item's status (claim on in-progress, delivery record on done)."""
         from revetly_core.writes.status import set_status
 
@@ -280,7 +285,7 @@ class Engine:
         self, title: str, body: str, decisions: list[Any] | None = None,
         related_ids: list[str] | None = None, *, project: str | None = None,
         principal: Any = None,
-    ) -> dict[str, Any]:
+    ) -> ConversationAnswer:
         """A conversation note and its decision notes (supersedes, revises) in one commit."""
         from revetly_core.writes.conversation import record_conversation
 

@@ -63,7 +63,10 @@ class ReviewState(TypedDict, total=False):
     commit: str | None
     capture: str | None
     refusal: JSONObject
+    draft: JSONObject
+    raises: list[JSONObject]
     answered_now: bool
+    raised_now: bool
     detail: str
     fix: str
     dialog: str
@@ -99,7 +102,7 @@ class StatusAnswer(TypedDict, total=False):
     """set_status: the flip, the claim it took, and the delivery record it wrote."""
 
     artifact_id: str
-    status: str
+    status: str | None
     previous_status: str | None
     project: str | None
     recorded_by: JSONObject

@@ -148,7 +148,7 @@ class Surface:
         """revetly://review/{review_id}: the review and its whole draft, for the review app."""
         try:
             self.check_review_project(review_id)
-            return state_project(self.engine.show_review(review_id), self.bound)
+            return state_project(dict(self.engine.show_review(review_id)), self.bound)
         except Refusal as refusal:
             return resource_refusal(refusal)
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from revetly_core.answers.writes import ConversationAnswer, WrittenNote
 from revetly_core.markdown.criteria import criteria_fingerprint
 from revetly_core.model import NOTE_TYPES, STATEMENT_NOTE_TYPES
 from revetly_core.refusal import Refusal
@@ -143,7 +144,7 @@ def record_conversation(
     ctx: WriteContext, title: str, body: str, decisions: list[Any] | None = None,
     related_ids: list[str] | None = None, *, project: str | None = None,
     principal: Principal | None = None,
-) -> dict[str, Any]:
+) -> ConversationAnswer:
     """Write the conversation note and one note per decision in one commit; check all first."""
     title = check_text(title, "title", MAX_TITLE_CHARS).strip()
     body = check_text(body, "body", MAX_BODY_CHARS)
@@ -159,7 +160,7 @@ def record_conversation(
         folder = ctx.folder_for("conversation", proj)
         conv_id = next_id(ctx.root, folder, "CONV", batch=batch)
         files: list[str] = []
-        written: list[dict[str, Any]] = []
+        written: list[WrittenNote] = []
         dec_ids: list[str] = []
         dec_folder = ctx.folder_for("decision", proj)
         for e in entries:
@@ -175,7 +176,7 @@ def record_conversation(
             write_markdown(dpath, front, e.text.rstrip() + "\n", batch)
             files.append(dpath.relative_to(ctx.root).as_posix())
             dec_ids.append(did)
-            row: dict[str, Any] = {"artifact_id": did, "path": files[-1], "title": e.title}
+            row: WrittenNote = {"artifact_id": did, "path": files[-1], "title": e.title}
             if e.supersedes:
                 row["supersedes"] = e.supersedes
             if e.revises:
@@ -211,7 +212,8 @@ def record_conversation(
         if dec_ids:
             message += f"\n\nDecisions: {', '.join(dec_ids)}"
         commit = batch.commit(message, identity(who))
-    out: dict[str, Any] = {**({"recovered": batch.recovered} if batch.recovered else {}),
+    recovered: ConversationAnswer = {"recovered": batch.recovered} if batch.recovered else {}
+    out: ConversationAnswer = {**recovered,
         "wrote": True, "project": proj, "recorded_by": who.record(),
         "conversation": {"artifact_id": conv_id, "path": cpath.relative_to(ctx.root).as_posix()},
         "decisions": written, "commit": commit, "capture": ctx.captures.file(commit),

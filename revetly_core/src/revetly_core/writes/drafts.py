@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from revetly_core.answers.writes import GateAnswer, ReviewList, ReviewState
 from revetly_core.refusal import Refusal
 from revetly_core.writes.answers import wrote_nothing
 from revetly_core.writes.approver_floor import check_approver
@@ -32,7 +33,7 @@ from revetly_core.writes.reviews import (
 )
 from revetly_core.writes.story_body import fold_criteria, render_story_body
 
-TOOLS = {"resolve_tool": "resolve_review", "withdraw_tool": "withdraw_review",
+TOOLS: dict[str, str] = {"resolve_tool": "resolve_review", "withdraw_tool": "withdraw_review",
          "state_tool": "review_state"}
 APPROVED_STATUS = "ready"
 """The status an approved new story is written with (docs/decisions: approved drafts)."""
@@ -54,7 +55,7 @@ def _check_repository(ctx: WriteContext, repository: str | None) -> str | None:
                   {"field": "repository", "wrote": False})
 
 
-def _gate_answer(record: ReviewRecord, gate: GateChoice | None) -> dict[str, Any]:
+def _gate_answer(record: ReviewRecord, gate: GateChoice | None) -> GateAnswer:
     """The submit/raise answer for the gate the review was put on."""
     if gate is None or gate.kind == "parked":
         needs = gate.needs if gate is not None else {"note": "no gate was rendered for this call"}
@@ -66,7 +67,8 @@ def _gate_answer(record: ReviewRecord, gate: GateChoice | None) -> dict[str, Any
             "find_with": "list_reviews", "raise_with": "raise_review",
         }
     return {"status": "awaiting-review", "review_id": record.review_id, "gate": gate.kind,
-            **TOOLS, "wrote": False, "project": record.project}
+            "resolve_tool": TOOLS["resolve_tool"], "withdraw_tool": TOOLS["withdraw_tool"],
+            "state_tool": TOOLS["state_tool"], "wrote": False, "project": record.project}
 
 
 def _open_review(
@@ -93,7 +95,7 @@ def submit_draft(
     gate: GateChoice | None = None, session_id: str | None = None,
     drafter: Principal | None = None, agent_name: str | None = None,
     agent_version: str | None = None,
-) -> dict[str, Any]:
+) -> GateAnswer:
     """A new story put in front of a human: checked, folded, recorded pending, then gated.
 
     drafter is who the shell resolved (a token's subject); agent_name/agent_version are the
@@ -121,7 +123,7 @@ def submit_revision(
     title: str | None = None, project: str | None = None, gate: GateChoice | None = None,
     session_id: str | None = None, drafter: Principal | None = None,
     agent_name: str | None = None, agent_version: str | None = None,
-) -> dict[str, Any]:
+) -> GateAnswer:
     """A change to an existing story put in front of a human, recorded pending first (drafter
     and the agent's client info as submit_draft takes them)."""
     aid = check_artifact_id(artifact_id)
@@ -139,14 +141,14 @@ def submit_revision(
     return _gate_answer(record, gate)
 
 
-def review_state(ctx: WriteContext, review_id: str) -> dict[str, Any]:
+def review_state(ctx: WriteContext, review_id: str) -> ReviewState:
     """Whether a review has been answered, and how."""
     record = ctx.reviews.load(review_id)
     return state_payload(record)
 
 
-def state_payload(record: ReviewRecord) -> dict[str, Any]:
-    out: dict[str, Any] = {
+def state_payload(record: ReviewRecord) -> ReviewState:
+    out: ReviewState = {
         "review_id": record.review_id, "status": record.status, "kind": record.kind,
         "project": record.project, "title": record.draft.get("title"),
         "drafted_by": record.drafted_by, "created_at": record.created_at,
@@ -155,16 +157,17 @@ def state_payload(record: ReviewRecord) -> dict[str, Any]:
     }
     if record.draft.get("artifact_id"):
         out["artifact_id"] = record.draft["artifact_id"]
+    keyed = cast(dict[str, Any], out)  # the decision's and the written story's keys, as recorded
     if record.decision is not None:
-        out.update(record.decision)
+        keyed.update(record.decision)
     if record.written is not None:
-        out.update(record.written)
+        keyed.update(record.written)
     if record.refusal is not None:
         out["refusal"] = record.refusal
     return out
 
 
-def show_review(ctx: WriteContext, review_id: str) -> dict[str, Any]:
+def show_review(ctx: WriteContext, review_id: str) -> ReviewState:
     """The whole review: its state and the draft as the reviewer reads it."""
     record = ctx.reviews.load(review_id)
     out = state_payload(record)
@@ -174,7 +177,7 @@ def show_review(ctx: WriteContext, review_id: str) -> dict[str, Any]:
 
 
 def list_reviews(ctx: WriteContext, status: str = "pending",
-                 project: str | None = None) -> dict[str, Any]:
+                 project: str | None = None) -> ReviewList:
     """Reviews on record by status (pending by default; 'all' for every one)."""
     if status not in LIST_STATUSES:
         raise Refusal("bad-argument", f"status {status!r} is not a review status",
@@ -185,7 +188,7 @@ def list_reviews(ctx: WriteContext, status: str = "pending",
     rows = [r.row() for r in sorted(records, key=lambda r: (r.created_at, r.review_id))
             if (status == "all" or r.status == status)
             and (project is None or r.project == project)]
-    out: dict[str, Any] = {"status": status, "count": len(rows), "reviews": rows}
+    out: ReviewList = {"status": status, "count": len(rows), "reviews": rows}
     if project is not None:
         out["project"] = project
     if corrupt:
@@ -195,7 +198,7 @@ def list_reviews(ctx: WriteContext, status: str = "pending",
 
 @wrote_nothing
 def raise_review(ctx: WriteContext, review_id: str, *, gate: GateChoice | None = None,
-                 session_id: str | None = None) -> dict[str, Any]:
+                 session_id: str | None = None) -> GateAnswer | ReviewState:
     """Put a waiting review back in front of a human; a review no longer pending answers its state."""
     with ctx.reviews.locked(review_id), write_lock(ctx.paths.state, ctx.root, "raise"):
         record = ctx.reviews.load(review_id)
@@ -333,7 +336,7 @@ def _plan_apply(ctx: WriteContext, record: ReviewRecord, approver: Principal,
     return message, {"artifact_id": aid, "path": path.relative_to(ctx.root).as_posix()}
 
 
-def already_answered(record: ReviewRecord) -> dict[str, Any]:
+def already_answered(record: ReviewRecord) -> ReviewState:
     """A second answer to a closed review: its state, never a second decision."""
     return {**state_payload(record), "answered_now": False,
             "detail": f"review {record.review_id} was already {record.status}"}
@@ -359,7 +362,7 @@ def resolve_review(
     ctx: WriteContext, review_id: str, decision: str, reason: str | None = None, *,
     decided_via: str = "cli", session_id: str | None = None, approver: Principal | None = None,
     served: bool = False,
-) -> dict[str, Any]:
+) -> ReviewState:
     """The human's answer: the floor first, then approve writes and commits, reject keeps reason.
 
     approver is who the shell resolved as answering (a token's subject); without one, the
@@ -407,7 +410,7 @@ def resolve_review(
     return {**state_payload(record), "answered_now": True, **_recovered(batch)}
 
 
-def _recovered(batch: WriteBatch) -> dict[str, Any]:
+def _recovered(batch: WriteBatch) -> ReviewState:
     return {"recovered": batch.recovered} if batch.recovered else {}
 
 
@@ -415,7 +418,7 @@ def _recovered(batch: WriteBatch) -> dict[str, Any]:
 def withdraw_review(
     ctx: WriteContext, review_id: str, reason: str | None = None, *, decided_via: str = "cli",
     session_id: str | None = None, approver: Principal | None = None,
-) -> dict[str, Any]:
+) -> ReviewState:
     """Take a review off the list without deciding it: nothing is written, nothing rejected
     (approver: who the shell resolved as answering, as resolve_review takes it)."""
     check_decided_via(decided_via)

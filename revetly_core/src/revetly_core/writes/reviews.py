@@ -14,6 +14,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
+from revetly_core.answers.writes import ReviewRow
 from revetly_core.refusal import Refusal
 from revetly_core.writes.files import atomic_write
 
@@ -95,9 +96,9 @@ class ReviewRecord:
             refusal=data.get("refusal"),
         )
 
-    def row(self) -> dict[str, Any]:
+    def row(self) -> ReviewRow:
         """The compact row list_reviews serves."""
-        out: dict[str, Any] = {
+        out: ReviewRow = {
             "review_id": self.review_id, "status": self.status, "kind": self.kind,
             "title": self.draft.get("title"), "project": self.project,
             "drafted_by": self.drafted_by.get("name"), "created_at": self.created_at,

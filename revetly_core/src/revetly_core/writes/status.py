@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from revetly_core.answers.writes import StatusAnswer
 from revetly_core.model import WORK_ITEM_STATUSES, WORK_ITEM_TYPES, Artifact
 from revetly_core.refusal import Refusal
 from revetly_core.writes.answers import wrote_nothing
@@ -58,7 +59,7 @@ def write_delivery(
 
 
 def delivery_only(ctx: WriteContext, held: Artifact, new: str, verdicts: list[Any] | None,
-                  who: Principal, project: str) -> dict[str, Any]:
+                  who: Principal, project: str) -> StatusAnswer:
     """An item another system holds: done records the delivery alone, with no flip anywhere."""
     if new != "done":
         raise Refusal("not-in-this-store",
@@ -80,12 +81,12 @@ def delivery_only(ctx: WriteContext, held: Artifact, new: str, verdicts: list[An
             "capture": ctx.captures.file(commit)}
 
 
-def recovered_of(batch: WriteBatch) -> dict[str, Any]:
+def recovered_of(batch: WriteBatch) -> StatusAnswer:
     """What the write lock's recovery settled before this write ran (nothing when nothing)."""
     return {"recovered": batch.recovered} if batch.recovered else {}
 
 
-def claim_refused(aid: str, holder: Claim, claimant: str) -> dict[str, Any]:
+def claim_refused(aid: str, holder: Claim, claimant: str) -> StatusAnswer:
     """The answer to a second claimant who gave no reason: the holder, their start, their claim."""
     return {
         "status": "refused", "artifact_id": aid, "wrote": False, "code": "claimed",
@@ -101,7 +102,7 @@ def set_status(
     ctx: WriteContext, artifact_id: str, status: str, claimed_by: str | None = None,
     reason: str | None = None, verdicts: list[Any] | None = None, *, project: str | None = None,
     principal: Principal | None = None,
-) -> dict[str, Any]:
+) -> StatusAnswer:
     """Flip a work item's status, keeping the claim rules and writing a delivery on done."""
     aid = check_artifact_id(artifact_id)
     new = check_status(status)
@@ -126,9 +127,9 @@ def set_status(
         held_id = str(front.get("id", aid))
         old = front.get("status")
         now = utc_now()
-        answer: dict[str, Any] = {"artifact_id": held_id, "previous_status": old,
-                                  "project": proj, "recorded_by": who.record(),
-                                  **recovered_of(batch)}
+        answer: StatusAnswer = {"artifact_id": held_id, "previous_status": old,
+                                "project": proj, "recorded_by": who.record(),
+                                **recovered_of(batch)}
         current = Claim.from_front(front.get("claim"))
         claim: Claim | None = None
         outcome = None
@@ -171,8 +172,10 @@ def set_status(
         if claim is not None:
             message += f" ({'taken over by' if outcome == 'takeover' else 'claimed by'} {claim.by})"
         commit = batch.commit(message, identity(who))
-    answer.update(status=new, wrote=True, commit=commit, did="flip+delivery" if delivery else "flip",
-                  claim=claim.record() if claim else None, capture=ctx.captures.file(commit))
+    answer.update({"status": new, "wrote": True, "commit": commit,
+                   "did": "flip+delivery" if delivery else "flip",
+                   "claim": claim.record() if claim else None,
+                   "capture": ctx.captures.file(commit)})
     if outcome is not None:
         answer["claim_outcome"] = outcome
     if delivery is not None:
