@@ -1,4 +1,7 @@
-"""The pieces every read answer shares: freshness, history, the cut reports and absent halves."""
+"""The pieces every read answer shares: freshness, history, the cut reports and absent halves.
+
+TypedDict comes from typing_extensions: pydantic reads its schema only from that one on 3.11.
+"""
 
 from __future__ import annotations
 
