@@ -87,7 +87,8 @@ def _invalid(argument: str, detail: str, fix: str) -> Refusal:
     return Refusal("invalid-argument", detail, fix, {"argument": argument})
 
 
-def _check_id(artifact_id: object) -> str:
+def check_artifact_id(artifact_id: object) -> str:
+    """artifact_id is FAMILY-NUMBER or 7 to 40 hex digits of a commit (lower-cased)."""
     if not isinstance(artifact_id, str):
         raise _invalid("artifact_id", "artifact_id must be text",
                        "pass an id such as STORY-0014, or a commit id (7 to 40 hex digits)")
@@ -154,7 +155,7 @@ def _check_depth(depth: object) -> int | str | None:
                    "pass depth=0 for the artifact alone, a larger number, or depth='declared'")
 
 
-def _lookup(store: Store, artifact_id: str) -> Artifact | None:
+def lookup_artifact(store: Store, artifact_id: str) -> Artifact | None:
     """The artifact held under this id; an id differing only in case or padding finds it too,
     and a commit id prefix of at least 7 hex digits finds the one commit it starts."""
     found = store.get(artifact_id)
@@ -175,7 +176,8 @@ def _lookup(store: Store, artifact_id: str) -> Artifact | None:
     return store.get(held[0]) if held else None
 
 
-def _not_found(artifact_id: str) -> Refusal:
+def artifact_not_found(artifact_id: str) -> Refusal:
+    """The refusal for an id CONTEXT holds no artifact under."""
     return Refusal(
         "not-found", f"CONTEXT holds no artifact {artifact_id}",
         "search_context to find the artifact by its words, or list_backlog to list work items",
@@ -789,7 +791,7 @@ def get_artifact(
     deleted: str | None = None,
 ) -> dict[str, Any]:
     """One artifact by id: its brief, its full record, or the branch beneath it."""
-    wanted = _check_id(artifact_id)
+    wanted = check_artifact_id(artifact_id)
     deleted = check_deleted(deleted)
     walk_depth = _check_depth(depth)
     if walk_depth is not None and history_after is not None:
@@ -801,9 +803,9 @@ def get_artifact(
         raise _invalid("history_after", "history_after must be text",
                        "pass '' for the first entry, or history_next as a page served it")
     scope = resolve_project(config, project, with_imports=True)
-    a = _lookup(store, wanted)
+    a = lookup_artifact(store, wanted)
     if a is None:
-        raise _not_found(wanted)
+        raise artifact_not_found(wanted)
     if a.project not in scope.reach:
         raise Refusal(
             "not-found",
