@@ -10,11 +10,11 @@ import sys
 import time
 
 import pytest
-from gitrepo import Instance
 from revetly_core.writes.capture import CaptureLedger, handle_for, still_starting
-from write_engine import engine
 
 from revetly_core import Refusal
+from tests.core.gitrepo import Instance
+from tests.core.writes.write_engine import engine
 
 
 def _wait_settled(e: object, handle: str) -> dict:  # type: ignore[type-arg]
