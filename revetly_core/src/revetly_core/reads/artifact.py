@@ -44,6 +44,7 @@ from typing import Any
 
 from revetly_core.config import Config
 from revetly_core.ids import id_key
+from revetly_core.isotime import parse_iso_utc
 from revetly_core.model import COMMIT_TYPE, Artifact
 from revetly_core.reads.backlog import ROW_COLUMNS, compact_row, serve_key
 from revetly_core.reads.budget import (
@@ -340,17 +341,6 @@ def _links(store: Store, a: Artifact, deleted: str | None) -> list[dict[str, Any
     return [s[1] for s in served]
 
 
-def _utc(value: str) -> dt.datetime | None:
-    try:
-        if len(value) == 10:
-            day = dt.date.fromisoformat(value)
-            return dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC)
-        when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when.replace(tzinfo=dt.UTC) if when.tzinfo is None else when.astimezone(dt.UTC)
-
-
 @dataclass
 class _HistoryPage:
     entries: list[dict[str, Any]]
@@ -368,7 +358,7 @@ def _history(store: Store, a: Artifact, history_after: str) -> _HistoryPage:
             "SELECT revision, at, change, author, summary FROM history WHERE source=? AND path=?",
             (a.source, a.source_path),
         ))
-    timed = sorted(((_utc(r["at"]), r) for r in rows), key=lambda t: (
+    timed = sorted(((parse_iso_utc(r["at"]), r) for r in rows), key=lambda t: (
         t[0] or dt.datetime.min.replace(tzinfo=dt.UTC), t[1]["revision"]))
     start = 0
     after = history_after.strip()
@@ -384,7 +374,7 @@ def _history(store: Store, a: Artifact, history_after: str) -> _HistoryPage:
         if hits:
             start = hits[0] + 1
         else:
-            when = _utc(after)
+            when = parse_iso_utc(after)
             if when is None:
                 raise _invalid(
                     "history_after",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import re
 import secrets
@@ -14,6 +13,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
+from revetly_core.isotime import iso_utc
 from revetly_core.refusal import Refusal
 from revetly_core.writes.files import atomic_write
 
@@ -32,7 +32,7 @@ REVIEW_LOCK_TIMEOUT_S = 30.0
 
 def utc_now() -> str:
     """The write clock: now, ISO-8601 UTC to the microsecond (orders two writes in a second)."""
-    return dt.datetime.now(dt.UTC).isoformat()
+    return iso_utc()
 
 
 def new_review_id() -> str:
