@@ -32,10 +32,10 @@ from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 REPO_ROOT = BENCH.parent
-sys.path.insert(0, str(REPO_ROOT / "tests" / "core"))
+sys.path.insert(0, str(REPO_ROOT))  # the test suite is a package: tests.core.gitrepo
 
-from gitrepo import Instance  # noqa: E402
-from hostile import cases, plant_corpus  # noqa: E402
+from tests.core.gitrepo import Instance  # noqa: E402
+from tests.core.hostile import cases, plant_corpus  # noqa: E402
 
 TIMEOUT_S = 900
 RSS_SLACK = 1.10

@@ -27,9 +27,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "core" / "writes"))
-sys.path.insert(0, str(ROOT / "tests" / "core"))
-import kill_harness as kh  # noqa: E402 - the suite's own harness: one definition of "torn"
+sys.path.insert(0, str(ROOT))  # the test suite is a package: tests.core.writes.kill_harness
+import tests.core.writes.kill_harness as kh  # noqa: E402 - the suite's own harness: one definition of "torn"
 
 BENCH_DIR = Path(__file__).resolve().parent
 

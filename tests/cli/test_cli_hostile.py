@@ -11,10 +11,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-
-from gitrepo import Instance, md
-from hostile import GOOD, SECRET, plant_corpus
+from tests.core.gitrepo import Instance, md
+from tests.core.hostile import GOOD, SECRET, plant_corpus
 
 TIMEOUT = 120
 """Every subprocess is bounded: a read that blocks (a FIFO) fails the test, never hangs it."""

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from test_cli_app import commit_all, revetly
+
+from tests.cli.test_cli_app import commit_all, revetly
 
 FILES = {
     "backlog/FEAT-0001.md": "---\nid: FEAT-0001\ntitle: Invoice exports\ntype: feature\n"

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_cli_app import STORY, commit_all, revetly
+
+from tests.cli.test_cli_app import STORY, commit_all, revetly
 
 WAIT_S = 120
 """The longest a test waits for a watcher's next line before it gives up (a bound, not a

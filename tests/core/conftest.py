@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-# gitrepo.py lives beside this file; make it importable from every sub-folder's tests.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from gitrepo import GitRepo, Instance
+from tests.core.gitrepo import GitRepo, Instance
 
 
 @pytest.fixture()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from gitrepo import GitRepo, md
+from tests.core.gitrepo import GitRepo, md
 
 SECRET = "zanzibarsecretword"
 """A word only the files outside the instance hold: found by search means a link was followed."""

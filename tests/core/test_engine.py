@@ -9,11 +9,11 @@ from typing import Any
 
 import pygit2
 import pytest
-from gitrepo import GitRepo, iso, md
 from revetly_core.store.db import Store
 from revetly_core.synthetic import generate
 
 from revetly_core import Engine, Refusal
+from tests.core.gitrepo import GitRepo, iso, md
 
 
 @pytest.fixture(autouse=True)

@@ -21,11 +21,13 @@ PUBLIC = [
     "RagService",
     "RagSource",
     "Refusal",
+    "RefusalCode",
     "RevetlyContextAdapter",
     "SQLiteRagProvider",
     "Scope",
     "Session",
     "__version__",
+    "canonical_code",
     "load_config",
     "parse_config",
 ]

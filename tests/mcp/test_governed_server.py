@@ -18,7 +18,9 @@ from revetly_mcp.protocol import INITIALIZE_FIRST
 
 from revetly_core import EvidenceService, FeedbackService, RagHit, RagService, Scope, SQLiteRagProvider
 
-APP = Path(__file__).resolve().parent / "governed_app.py"
+# Run as a script, so it lives in tests/support: beside the tests/mcp/http package, that
+# package would shadow the standard library's http in the script's sys.path.
+APP = Path(__file__).resolve().parents[1] / "support" / "governed_app.py"
 TOOLS = ["feedback_capabilities", "feedback_outcome", "feedback_quality", "feedback_report_outcome",
          "rag_inspect", "rag_search", "rag_sources"]
 

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from rawstdio import RawServer
 from revetly_core.surface import TOOLS, tool_spec
 from revetly_mcp.protocol import INITIALIZE_FIRST
+
+from tests.mcp.rawstdio import RawServer
 
 BROKEN = '\n[index]\nbackend = "nope"\n'
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
-from rawstdio import INIT, RawServer
 from revetly_mcp.transport import (
     END,
     OVERSIZE,
@@ -17,6 +16,8 @@ from revetly_mcp.transport import (
     screen_frame,
     strict_id,
 )
+
+from tests.mcp.rawstdio import INIT, RawServer
 
 
 def test_read_frame_returns_a_line_without_its_newline() -> None:

@@ -6,6 +6,7 @@ from revetly_core.config import Config, load_config, parse_config
 from revetly_core.engine import Engine
 from revetly_core.model import Artifact, HistoryEntry, Link
 from revetly_core.refusal import Refusal
+from revetly_core.refusal_codes import RefusalCode, canonical_code
 
 if TYPE_CHECKING:
     from revetly_core.governed import (
@@ -55,11 +56,13 @@ __all__ = [
     "RagService",
     "RagSource",
     "Refusal",
+    "RefusalCode",
     "RevetlyContextAdapter",
     "SQLiteRagProvider",
     "Scope",
     "Session",
     "__version__",
+    "canonical_code",
     "load_config",
     "parse_config",
 ]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from revetly_core.refusal_codes import check_registered
+
 
 @dataclass
 class Refusal(Exception):
@@ -12,7 +14,8 @@ class Refusal(Exception):
 
     ``code`` is stable and meant to be branched on; ``detail`` says what was
     refused; ``fix`` says what to call or change in its place. ``extra`` carries
-    named context such as ``setting`` for a configuration refusal.
+    named context such as ``setting`` for a configuration refusal. Every code is declared
+    in ``revetly_core.refusal_codes``; the payload carries the spelling the call site gives.
     """
 
     code: str
@@ -21,6 +24,7 @@ class Refusal(Exception):
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        check_registered(self.code)
         super().__init__(f"{self.code}: {self.detail}")
 
     def payload(self) -> dict[str, Any]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixture_repo import ADR_MADR, ADR_TOOLS, build_fixture_repo
 from revetly_core.connectors.adr import record_numbers, status_lines, supersession
 
 from revetly_core import Engine
+from tests.fixtures.fixture_repo import ADR_MADR, ADR_TOOLS, build_fixture_repo
 
 
 def _open(base: Path, fixture: Path, name: str) -> Engine:

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fixture_repo import BACKLOG_MD, build_fixture_repo
 
 from revetly_core import Engine
+from tests.fixtures.fixture_repo import BACKLOG_MD, build_fixture_repo
 
 MESSY = {
     "backlog/completed/back-23 - Color-output.md": "disagrees with the folder",
@@ -188,8 +188,9 @@ def test_a_removed_task_is_marked_deleted(tmp_path: Path) -> None:
 
 
 def test_an_unreadable_source_degrades_the_pass_and_is_named_by_check(tmp_path: Path) -> None:
-    from gitrepo import Instance
     from revetly_core.instance.scaffold import default_config_text
+
+    from tests.core.gitrepo import Instance
 
     text = default_config_text("acme", []) + (
         '\n[ids.families]\nTASK = "task"\nDRAFT = "task"\nDECISION = "decision"\n'

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixture_repo import BACKLOG_MD, build_fixture_repo
 from hypothesis import given
 from hypothesis import strategies as st
 from revetly_core.connectors.backlog_md import (
@@ -21,6 +20,7 @@ from revetly_core.instance.scaffold_sources import legacy_families_in
 from revetly_core.reads.check import problem_severity, severity_counts
 
 from revetly_core import Engine
+from tests.fixtures.fixture_repo import BACKLOG_MD, build_fixture_repo
 
 
 def test_a_folder_readme_is_not_an_item() -> None:

@@ -9,7 +9,6 @@ from typing import Any
 
 import pygit2
 import pytest
-from gitrepo import GitRepo, Instance, iso, md
 from revetly_core.config import CommitsConnector as CommitsSettings
 from revetly_core.connectors.base import KnownArtifact, SourceBatch
 from revetly_core.connectors.commits import (
@@ -18,6 +17,8 @@ from revetly_core.connectors.commits import (
     commits_source_id,
 )
 from revetly_core.connectors.gittime import commit_subject_body, commit_time
+
+from tests.core.gitrepo import GitRepo, Instance, iso, md
 
 NOW = "2030-01-01T00:00:00+00:00"
 

@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
-from gitrepo import GitRepo
 
 from revetly_core import Engine
+from tests.core.gitrepo import GitRepo
 
 SECRET = "zanzibarsecretword"
 TASK = "---\nid: {id}\ntitle: {title}\nstatus: To Do\n{extra}---\n\nbody {title}\n"

@@ -7,7 +7,6 @@ from typing import Any
 
 import pygit2
 import pytest
-from gitrepo import GitRepo, Instance, iso, md
 from revetly_core.config import load_config, parse_config
 from revetly_core.connectors.base import FileProblem, KnownArtifact, SourceBatch
 from revetly_core.connectors.repository import (
@@ -16,6 +15,8 @@ from revetly_core.connectors.repository import (
     parse_artifact_file,
 )
 from revetly_core.model import Artifact
+
+from tests.core.gitrepo import GitRepo, Instance, iso, md
 
 CONFIG = parse_config({"instance": {"name": "acme"}})
 NOW = "2030-01-01T00:00:00+00:00"

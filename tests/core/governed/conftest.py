@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-# governed_world.py lives beside this file; make it importable by its own (unique) name.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from governed_world import World, make_world
+from tests.core.governed.governed_world import World, make_world
 
 
 @pytest.fixture()

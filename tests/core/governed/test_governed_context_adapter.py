@@ -6,8 +6,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from gitrepo import Instance, md
-from governed_world import START
 from revetly_core.governed.sources import passage_digest
 
 from revetly_core import (
@@ -20,6 +18,8 @@ from revetly_core import (
     RevetlyContextAdapter,
     Scope,
 )
+from tests.core.gitrepo import Instance, md
+from tests.core.governed.governed_world import START
 
 STORY = "Finance wants invoices exported as CSV.\n\n## Acceptance criteria\n\n- One row per invoice\n"
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from governed_world import World
 from revetly_core.governed.budget import enforce_result_budget
 from revetly_core.governed.feedback import quality_counts, rate
 from revetly_core.governed.metrics import OperationalMetrics, percentile
 
 from revetly_core import RagQuery, Refusal
+from tests.core.governed.governed_world import World
 
 REPORT = {"run_id": "run-1", "task_id": "t1", "status": "succeeded", "schedule_id": "weekly"}
 

@@ -7,13 +7,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from governed_world import World
 from revetly_core.governed.idempotency import check_key
 from revetly_core.governed.local import MAX_JSON_FILE, load_json_file
 from revetly_core.governed.owner import parse_expiry, read_hits
 from revetly_core.governed.rag_service import adapter_matches_source
 
 from revetly_core import RagSource, Refusal, Scope
+from tests.core.governed.governed_world import World
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 SOURCE = RagSource("law", Scope("writer", "project"), "c", "r1", "none", "sqlite-vault")

@@ -6,11 +6,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from governed_world import START, World
 from revetly_core.governed.principals import check_operations, token_hash
 from revetly_core.governed.vault import CONTROL
 
 from revetly_core import RagQuery, Refusal, Scope
+from tests.core.governed.governed_world import START, World
 
 
 def test_tokens_are_stored_only_as_hashes(world: World) -> None:
@@ -59,7 +59,7 @@ def test_revoking_the_credential_refuses_every_call(world: World) -> None:
 def test_a_grant_covers_only_its_operations(tmp_path: object) -> None:
     from pathlib import Path
 
-    from governed_world import make_world
+    from tests.core.governed.governed_world import make_world
 
     w = make_world(Path(str(tmp_path)) / "h", operations=("search",))
     w.rag.search(w.session, RagQuery("law", "filing"), idempotency_key="k")

@@ -10,13 +10,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from governed_world import World, law_hits
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from revetly_core.governed.provider_sqlite import fts_match
 from revetly_core.governed.rag_service import RECEIPTS, check_receipt_id
 
 from revetly_core import RagHit, RagQuery, RagService, RagSource, Refusal
+from tests.core.governed.governed_world import World, law_hits
 
 
 class SlowAdapter:
@@ -139,9 +139,8 @@ def test_hostile_receipt_ids_are_refused(receipt_id: str) -> None:
 def test_a_receipt_of_another_scope_cannot_be_inspected(world: World, tmp_path: Path) -> None:
     from datetime import timedelta
 
-    from governed_world import START
-
     from revetly_core import Scope
+    from tests.core.governed.governed_world import START
 
     receipt = world.rag.search(world.session, RagQuery("law", "filing"), idempotency_key="k")
     other_scope = Scope("writer", "other")

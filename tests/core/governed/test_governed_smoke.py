@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from governed_world import World
-
 from revetly_core import RagQuery
+from tests.core.governed.governed_world import World
 
 
 def test_search_then_inspect_returns_the_retained_passage(world: World) -> None:

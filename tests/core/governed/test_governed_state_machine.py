@@ -7,13 +7,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from governed_world import make_world
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from revetly_core.governed.rag_service import RECEIPTS
 
 from revetly_core import RagQuery, Refusal
+from tests.core.governed.governed_world import make_world
 
 KEYS = st.sampled_from(["a", "b", "c", "d"])
 QUERIES = st.sampled_from(["filing", "filing deadline", "parking", "holidays", "penalty"])

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from gitrepo import Instance, md
-from hostile import GOOD, SECRET, Case, cases, good_files, plant_corpus
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from revetly_core import Refusal
+from tests.core.gitrepo import Instance, md
+from tests.core.hostile import GOOD, SECRET, Case, cases, good_files, plant_corpus
 
 CASES = cases()
 

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 from filelock import FileLock
-from gitrepo import Instance, iso, md
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from revetly_core.config import load_config
@@ -26,6 +25,7 @@ from revetly_core.model import Artifact
 from revetly_core.store.db import Store
 
 from revetly_core import Engine, Refusal
+from tests.core.gitrepo import Instance, iso, md
 
 
 def clock_at(when: str) -> Callable[[], str]:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from gitrepo import GitRepo
 from revetly_core.config import load_config
 from revetly_core.instance.scaffold import (
     FOLDERS,
@@ -17,6 +16,8 @@ from revetly_core.instance.scaffold import (
 )
 from revetly_core.instance.scaffold_hosts import claude_code_entry, server_command
 from revetly_core.refusal import Refusal
+
+from tests.core.gitrepo import GitRepo
 
 
 def test_scaffold_creates_a_complete_instance(tmp_path: Path) -> None:

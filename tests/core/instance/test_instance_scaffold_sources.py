@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from fixture_repo import ADR_TOOLS, BACKLOG_MD, build_fixture_repo
-from gitrepo import GitRepo
 from revetly_core.config import load_config
 from revetly_core.instance.scaffold_sources import scaffold_from_source, status_table
 from revetly_core.refusal import Refusal
 
 from revetly_core import Engine
+from tests.core.gitrepo import GitRepo
+from tests.fixtures.fixture_repo import ADR_TOOLS, BACKLOG_MD, build_fixture_repo
 
 
 def tree_digest(root: Path) -> str:

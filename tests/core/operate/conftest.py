@@ -6,7 +6,8 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
-from gitrepo import GitRepo, Instance, md
+
+from tests.core.gitrepo import GitRepo, Instance, md
 
 DAY = 86_400
 CODE_START = int(dt.datetime(2024, 1, 1, tzinfo=dt.UTC).timestamp())

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from gitrepo import Instance
 from revetly_core.operate.audit_links import LINK_METHODS, count_by_method
+
+from tests.core.gitrepo import Instance
 
 
 def test_every_method_is_counted_even_at_zero() -> None:

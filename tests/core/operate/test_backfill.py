@@ -5,9 +5,10 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from gitrepo import Instance
 from revetly_core.operate.backfill import windows_below
 from revetly_core.refusal import Refusal
+
+from tests.core.gitrepo import Instance
 
 FLOOR = dt.date(2024, 4, 1)
 

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gitrepo import Instance
 from revetly_core.operate.clients import CLIENT_TABLE, Declared, connect_line
 from revetly_core.operate.doctor import (
     endpoint_answers,
@@ -16,6 +15,8 @@ from revetly_core.operate.doctor import (
     proxy_warning,
     state_warnings,
 )
+
+from tests.core.gitrepo import Instance
 
 STDIO = Declared(stdio_command=["/usr/bin/python3", "-m", "revetly_mcp", "--instance", "/i"])
 

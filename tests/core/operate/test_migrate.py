@@ -5,10 +5,11 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from gitrepo import Instance
 from revetly_core.operate.migrate import migration_plan
 from revetly_core.refusal import Refusal
 from revetly_core.store.db import SCHEMA_VERSION
+
+from tests.core.gitrepo import Instance
 
 
 def downgrade_to_v1(db: str) -> None:

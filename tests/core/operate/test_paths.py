@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gitrepo import Instance
+from tests.core.gitrepo import Instance
 
 
 def test_a_file_from_the_working_folder_becomes_its_repository_path(floored: Instance,

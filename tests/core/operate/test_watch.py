@@ -7,7 +7,6 @@ import os
 import threading
 from pathlib import Path
 
-from gitrepo import Instance
 from revetly_core.operate.watch import (
     marker_path,
     relevant_change,
@@ -15,6 +14,8 @@ from revetly_core.operate.watch import (
     watch_running,
     watched_paths,
 )
+
+from tests.core.gitrepo import Instance
 
 
 def test_the_engine_state_and_git_objects_run_no_pass(tmp_path: Path) -> None:

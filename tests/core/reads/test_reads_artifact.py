@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gitrepo import GitRepo, md
 from revetly_core.config import Config, load_config
 from revetly_core.engine import Engine
 from revetly_core.instance.layout import InstancePaths
@@ -19,6 +18,8 @@ from revetly_core.reads.artifact import get_artifact, head_of
 from revetly_core.reads.budget import ENV_READ_BUDGET, payload_bytes
 from revetly_core.refusal import Refusal
 from revetly_core.store.db import Store
+
+from tests.core.gitrepo import GitRepo, md
 
 CRITERIA = ["Export runs from the invoice list", "Columns follow the ledger order", "Totals match"]
 STORY_BODY = (

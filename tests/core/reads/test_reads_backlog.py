@@ -11,7 +11,6 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from gitrepo import GitRepo, md
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from revetly_core.config import Config, load_config
@@ -22,6 +21,8 @@ from revetly_core.reads.backlog import list_backlog
 from revetly_core.reads.budget import ENV_READ_BUDGET, payload_bytes
 from revetly_core.refusal import Refusal
 from revetly_core.store.db import Store
+
+from tests.core.gitrepo import GitRepo, md
 
 STATUSES = ("draft", "ready", "in-progress", "done", "parked")
 

@@ -6,10 +6,11 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
-from gitrepo import GitRepo, Instance, md
 from hypothesis import given
 from hypothesis import strategies as st
 from revetly_core.reads.check import parent_cycles
+
+from tests.core.gitrepo import GitRepo, Instance, md
 
 
 def codes(result: dict[str, Any]) -> dict[str, str]:
@@ -189,7 +190,7 @@ def test_parent_cycles_finds_exactly_the_graph_cycles(parents: dict[str, str]) -
 
 
 def test_check_names_a_duplicate_that_differs_only_in_padding(instance) -> None:  # type: ignore[no-untyped-def]
-    from gitrepo import md
+    from tests.core.gitrepo import md
 
     instance.git.write("backlog/STORY-10.md", md("STORY-10", "Ten", "story", "x"))
     instance.git.write("backlog/STORY-0010.md", md("STORY-0010", "Ten again", "story", "y"))

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from gitrepo import Instance, md
 from revetly_core.reads.budget import payload_bytes
 from revetly_core.refusal import Refusal
+
+from tests.core.gitrepo import Instance, md
 
 DAY = 86_400
 T0 = 1_735_000_000

@@ -7,10 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gitrepo import Instance, md
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from revetly_core.reads.search import MAX_LIMIT, POOL
+
+from tests.core.gitrepo import Instance, md
 
 WORDS = ("invoice", "export", "ledger", "reminder", "login", "token", "report", "tax",
          "refund", "schedule", "webhook", "archive")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from corpus import Corpus, build
+
+from tests.core.scope.corpus import Corpus, build
 
 
 @pytest.fixture(scope="package")

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitrepo import BASE_TIME, GitRepo, md
 from revetly_core.engine import Engine
+
+from tests.core.gitrepo import BASE_TIME, GitRepo, md
 
 DAY = 86_400
 STORY_BODY = ("Finance wants ledger exports.\n\n## Acceptance criteria\n\n"

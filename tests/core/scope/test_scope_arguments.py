@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from corpus import Corpus
 from revetly_core.refusal import Refusal
 from revetly_core.scope.arguments import Window, check_window, parse_when
+
+from tests.core.scope.corpus import Corpus
 
 
 def refused(corpus: Corpus, question: str = "binding", **kw: Any) -> Refusal:

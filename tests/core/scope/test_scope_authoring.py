@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from corpus import Corpus
 from revetly_core.reads.budget import ENV_READ_BUDGET, payload_bytes
 from revetly_core.scope import authoring
+
+from tests.core.scope.corpus import Corpus
 
 
 def bundle(corpus: Corpus, topic: str = "export the ledger as csv", **kw: Any) -> dict[str, Any]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from corpus import PLATFORM_DECISIONS, Corpus
 from revetly_core.scope import binding_order
+
+from tests.core.scope.corpus import PLATFORM_DECISIONS, Corpus
 
 
 def test_a_members_own_statement_is_credited_to_it(corpus: Corpus) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from corpus import Corpus
+from tests.core.scope.corpus import Corpus
 
 
 def deltas(corpus: Corpus, **kw: Any) -> dict[str, Any]:

@@ -7,8 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from corpus import Corpus
 from revetly_core.engine import Engine
+
+from tests.core.scope.corpus import Corpus
 
 READS: dict[str, Callable[[Engine], dict[str, Any]]] = {
     "binding-artifact": lambda e: e.get_scope("binding", artifact_id="FEAT-0002"),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from corpus import Corpus
 from revetly_core.model import Artifact
 from revetly_core.scope.drift import quoted_criteria
+
+from tests.core.scope.corpus import Corpus
 
 
 def drift(corpus: Corpus, **kw: Any) -> dict[str, Any]:

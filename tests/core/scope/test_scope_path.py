@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from corpus import Corpus
-from gitrepo import BASE_TIME, GitRepo
 from revetly_core.engine import Engine
 from revetly_core.refusal import Refusal
 from revetly_core.scope import behind
 from revetly_core.scope.behind import StoryWeight, names_file, rank_stories
 from revetly_core.scope.path_history import PathHistoryCache, follow
+
+from tests.core.gitrepo import BASE_TIME, GitRepo
+from tests.core.scope.corpus import Corpus
 
 
 def test_the_history_follows_a_rename(corpus: Corpus) -> None:

@@ -3,18 +3,15 @@ added the file, and subject or trailer names over body prose."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fixtures"))
-from fixture_repo import BACKLOG_MD, build_fixture_repo
 from revetly_core.config import load_config
 from revetly_core.scope.behind import named_in, story_finder, trailer_block
 from revetly_core.scope.path_history import PathCommit, brought_in
 
 from revetly_core import Engine
+from tests.fixtures.fixture_repo import BACKLOG_MD, build_fixture_repo
 
 
 def commit(sha: str, change: str = "modified", subject: str = "", body: str = "") -> PathCommit:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gitrepo import Instance, md
+
+from tests.core.gitrepo import Instance, md
 
 STORY_BODY = """Finance wants a CSV of every invoice.
 

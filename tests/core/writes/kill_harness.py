@@ -89,10 +89,8 @@ def perform(engine: Any, kind: str) -> dict[str, Any]:
 
 def seed_template(root: Path) -> Path:
     """A synced instance holding an epic, a story, a decision and one parked draft."""
-    sys.path.insert(0, str(HERE.parents[1]))
-    from gitrepo import Instance, md
-
     from revetly_core import Engine
+    from tests.core.gitrepo import Instance, md
 
     inst = Instance(root)
     inst.git.write_and_commit({

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from gitrepo import Instance
 from revetly_core.writes.approver_floor import (
     refuse_machine,
     refuse_self_approval,
@@ -12,9 +11,10 @@ from revetly_core.writes.approver_floor import (
 )
 from revetly_core.writes.gate import GateChoice
 from revetly_core.writes.principal import SERVICE_SENTINEL, Principal
-from write_engine import engine
 
 from revetly_core import Refusal
+from tests.core.gitrepo import Instance
+from tests.core.writes.write_engine import engine
 
 ANA_TOKEN = Principal("ana", "person", True, "token")
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from gitrepo import Instance
 from revetly_core.writes.principal import (
     AGENT_SOURCE,
     Principal,
     agent_label,
     drafting_principal,
 )
-from write_engine import engine
+
+from tests.core.gitrepo import Instance
+from tests.core.writes.write_engine import engine
 
 LOCAL = Principal("Dana Reyes", "person", False, "git-config")
 

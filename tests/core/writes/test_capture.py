@@ -10,11 +10,11 @@ import sys
 import time
 
 import pytest
-from gitrepo import Instance
 from revetly_core.writes.capture import CaptureLedger, handle_for, still_starting
-from write_engine import engine
 
 from revetly_core import Refusal
+from tests.core.gitrepo import Instance
+from tests.core.writes.write_engine import engine
 
 
 def _wait_settled(e: object, handle: str) -> dict:  # type: ignore[type-arg]
@@ -113,3 +113,23 @@ def test_bad_handle_refused(winst: Instance, bad: object) -> None:
 
 def test_health_without_capture_is_unchanged(winst: Instance) -> None:
     assert "capture" not in engine(winst).context_health()
+
+
+def test_a_capture_stops_waiting_out_a_held_pass_lock_at_its_deadline(winst: Instance) -> None:
+    from filelock import FileLock
+    from revetly_core.instance.layout import InstancePaths
+    from revetly_core.writes.capture import run_until_covered
+
+    e = engine(winst, "none")
+    out = e.set_status("STORY-0001", "parked")
+    ledger = CaptureLedger(winst.root / ".revetly")
+    ledger.file(out["capture"], out["commit"], os.getpid())
+    held = FileLock(str(InstancePaths(winst.root).lock))
+    held.acquire()
+    try:
+        run_until_covered(winst.root, [out["capture"]], ledger, deadline_s=0.3)
+    finally:
+        held.release()
+    entry = ledger.read(out["capture"])
+    assert entry is not None and entry["state"] == "failed"
+    assert "held the lock for over 0.3 s" in entry["error"]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import yaml
-from gitrepo import Instance, md
-from write_engine import engine
+
+from tests.core.gitrepo import Instance, md
+from tests.core.writes.write_engine import engine
 
 DOUBLED = """Intro line.
 

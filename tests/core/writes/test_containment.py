@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gitrepo import Instance
 from revetly_core.writes.containment import contained, link_on_path
-from write_engine import engine
 
 from revetly_core import Refusal
+from tests.core.gitrepo import Instance
+from tests.core.writes.write_engine import engine
 
 
 def test_a_records_folder_that_links_outside_is_refused_and_nothing_lands(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from gitrepo import Instance
 from revetly_core.markdown.criteria import criteria_fingerprint
-from write_engine import engine
 
 from revetly_core import Refusal
+from tests.core.gitrepo import Instance
+from tests.core.writes.write_engine import engine
 
 
 def _front(inst: Instance, rel: str) -> dict:  # type: ignore[type-arg]

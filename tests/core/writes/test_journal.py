@@ -11,12 +11,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from gitrepo import Instance
 from revetly_core.writes import git_commit, journal
 from revetly_core.writes.crash import CRASH_EXIT, ENV_CRASH_AT
-from write_engine import engine
 
 from revetly_core import Refusal
+from tests.core.gitrepo import Instance
+from tests.core.writes.write_engine import engine
 
 
 def _env(point: str | None = None) -> dict[str, str]:

@@ -8,8 +8,9 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
-import kill_harness as kh
 import pytest
+
+import tests.core.writes.kill_harness as kh
 
 BEFORE_INTENT = ("intent-temp-written",)
 """Points a write dies at before its intent is durable: nothing may land."""

@@ -8,9 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gitrepo import Instance
 from revetly_core.writes.files import SECRET_MODE, atomic_write, current_umask
-from write_engine import engine
+
+from tests.core.gitrepo import Instance
+from tests.core.writes.write_engine import engine
 
 
 @pytest.fixture()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gitrepo import GitRepo
 from revetly_core.writes.principal import (
     SERVICE_SENTINEL,
     Principal,
@@ -13,6 +12,8 @@ from revetly_core.writes.principal import (
     is_service_identity,
     resolve_local_principal,
 )
+
+from tests.core.gitrepo import GitRepo
 
 
 def test_actor_env_wins_over_git_config(tmp_path: Path) -> None:

@@ -11,13 +11,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from gitrepo import Instance
 from revetly_core.writes.files import atomic_write
 from revetly_core.writes.gate import GateChoice
 from revetly_core.writes.limits import MAX_BODY_CHARS, MAX_ID_CHARS
-from write_engine import engine
 
 from revetly_core import Refusal
+from tests.core.gitrepo import Instance
+from tests.core.writes.write_engine import engine
 
 WRITER = textwrap.dedent("""
     import sys

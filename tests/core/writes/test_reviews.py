@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from gitrepo import Instance
 from revetly_core.writes.drafts import already_answered, raising_session
 from revetly_core.writes.gate import GateChoice
 from revetly_core.writes.principal import Principal
 from revetly_core.writes.reviews import ReviewRecord, ReviewStore, is_review_id, new_review_id
-from write_engine import engine
 
 from revetly_core import Refusal
+from tests.core.gitrepo import Instance
+from tests.core.writes.write_engine import engine
 
 APP = GateChoice("app")
 CRITERIA = ["Reminders go out after 7 days", "A paid invoice gets no reminder"]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from gitrepo import Instance
 from revetly_core.writes.claims import Claim, clears_claim, decide_claim
 from revetly_core.writes.principal import Principal
-from write_engine import engine
 
 from revetly_core import Refusal
+from tests.core.gitrepo import Instance
+from tests.core.writes.write_engine import engine
 
 BOT = Principal("claude-agent", "machine", False, "REVETLY_ACTOR")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gitrepo import Instance
+from tests.core.gitrepo import Instance
 
 
 def engine(inst: Instance, mode: str = "none") -> Any:

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-SUPPORT = Path(__file__).resolve().parents[2] / "support"
-sys.path.insert(0, str(SUPPORT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tests.mcp.http.served_handles import IssuerHandle, Served, ServeFactory
+from tests.support.processes import Server, free_port, python
 
-from processes import Server, free_port, python  # noqa: E402
-from served_handles import IssuerHandle, Served, ServeFactory  # noqa: E402
+SUPPORT = Path(__file__).resolve().parents[2] / "support"
 
 
 @pytest.fixture(scope="session")

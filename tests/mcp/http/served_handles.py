@@ -6,7 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-from processes import Server
+
+from tests.support.processes import Server
 
 
 class IssuerHandle:

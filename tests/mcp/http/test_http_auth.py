@@ -10,9 +10,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from http_clients import http_client
-from processes import free_port
-from served_handles import IssuerHandle, ServeFactory, auth_block
+
+from tests.mcp.http.http_clients import http_client
+from tests.mcp.http.served_handles import IssuerHandle, ServeFactory, auth_block
+from tests.support.processes import free_port
 
 pytestmark = pytest.mark.anyio
 

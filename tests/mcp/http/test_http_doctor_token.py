@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from served_handles import IssuerHandle, auth_block
+from tests.mcp.http.served_handles import IssuerHandle, auth_block
 
 GRANTS = '\n[auth.grants]\nclaim = "groups"\n[auth.grants.values]\n"team-b" = ["beta"]\n'
 RESOURCE = "http://127.0.0.1:8765/mcp"  # [served] defaults: the resource a token is for

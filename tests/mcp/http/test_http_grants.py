@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from http_clients import http_client
-from served_handles import IssuerHandle, ServeFactory, auth_block
+
+from tests.mcp.http.http_clients import http_client
+from tests.mcp.http.served_handles import IssuerHandle, ServeFactory, auth_block
 
 pytestmark = pytest.mark.anyio
 

@@ -6,8 +6,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from http_clients import http_client
-from served_handles import ServeFactory
+
+from tests.mcp.http.http_clients import http_client
+from tests.mcp.http.served_handles import ServeFactory
 
 pytestmark = pytest.mark.anyio
 

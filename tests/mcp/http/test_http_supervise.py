@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 
 import httpx
-from processes import READY_WITHIN, free_port
+
+from tests.support.processes import READY_WITHIN, free_port
 
 
 def _health(port: int) -> dict[str, object] | None:

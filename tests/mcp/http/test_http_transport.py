@@ -8,9 +8,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from http_clients import http_client, stdio_client
-from served_handles import ServeFactory
-from test_mcp_cli_parity import CASES
+
+from tests.mcp.http.http_clients import http_client, stdio_client
+from tests.mcp.http.served_handles import ServeFactory
+from tests.mcp.test_mcp_cli_parity import CASES
 
 pytestmark = pytest.mark.anyio
 

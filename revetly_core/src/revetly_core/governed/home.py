@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from revetly_core.refusal import Refusal
+from revetly_core.writes.files import SECRET_MODE, atomic_write
 
 MASTER_KEY_FILE = "master.key"
 DATABASE_FILE = "evidence.db"
@@ -75,14 +76,9 @@ def write_private_file(path: Path, data: bytes) -> None:
 
 
 def replace_private_file(path: Path, data: bytes) -> None:
-    """Write a 0600 file atomically (temporary file, fsync, rename)."""
-    tmp = path.with_name(path.name + f".tmp-{secrets.token_hex(4)}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    """Write a 0600 file atomically: the engine's one durable write (temp, fsync, rename,
+    fsync of the folder)."""
+    atomic_write(path, data, mode=SECRET_MODE)
 
 
 def read_private_file(path: Path, what: str) -> bytes:

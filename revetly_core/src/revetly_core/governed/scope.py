@@ -4,17 +4,26 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from revetly_core.refusal import Refusal
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
+NameKind = Literal["agent", "workspace", "source_id", "collection", "revision", "provider_id",
+                   "outcome_id", "schedule_id"]
+# The spelling each kind has always been refused with: aliases of the one code bad-name.
+BAD_NAME_CODES: dict[str, str] = {
+    "agent": "bad_agent", "workspace": "bad_workspace", "source_id": "bad_source_id",
+    "collection": "bad_collection", "revision": "bad_revision", "provider_id": "bad_provider_id",
+    "outcome_id": "bad_outcome_id", "schedule_id": "bad_schedule_id",
+}
 
-def check_name(value: str, what: str) -> str:
+
+def check_name(value: str, what: NameKind) -> str:
     """Scope names and ids are 1-64 characters from A-Z a-z 0-9 . _ - (no paths, no spaces)."""
     if not isinstance(value, str) or not _NAME.match(value):
-        raise Refusal(f"bad_{what}", f"{value!r} is not a valid {what}",
+        raise Refusal(BAD_NAME_CODES[what], f"{value!r} is not a valid {what}",
                       "use 1-64 characters from A-Z a-z 0-9 . _ - starting with a letter or digit")
     return value
 

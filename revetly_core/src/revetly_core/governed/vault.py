@@ -22,13 +22,14 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from revetly_core.governed import crypto
 from revetly_core.governed.evidence_db import EvidenceDatabase, integrity_refusal
 from revetly_core.governed.home import Home, replace_private_file, require_owner_private
+from revetly_core.isotime import utc_now
 from revetly_core.refusal import Refusal
 
 Clock = Callable[[], datetime]
@@ -50,11 +51,6 @@ CREATE TABLE IF NOT EXISTS records (
     ciphertext BLOB NOT NULL, PRIMARY KEY (partition, record_id));
 CREATE UNIQUE INDEX IF NOT EXISTS records_by_seq ON records (partition, seq);
 """
-
-
-def utc_now() -> datetime:
-    """The default clock: now, in UTC."""
-    return datetime.now(UTC)
 
 
 @dataclass(frozen=True)

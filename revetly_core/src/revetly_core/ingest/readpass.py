@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import gc
 import json
 import logging
@@ -43,6 +42,7 @@ from revetly_core.ingest.linker import (
 )
 from revetly_core.ingest.statements import statement_rows
 from revetly_core.instance.layout import InstancePaths
+from revetly_core.isotime import iso_utc
 from revetly_core.model import COMMIT_TYPE, Artifact, Link
 from revetly_core.refusal import Refusal
 from revetly_core.store.db import _ART_COLS, Store, artifact_row
@@ -53,7 +53,7 @@ log = logging.getLogger("revetly.ingest")
 
 def utc_now() -> str:
     """The ingest clock: now, as an ISO-8601 UTC string to the second."""
-    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+    return iso_utc(to_second=True)
 
 
 @dataclass

@@ -1,10 +1,20 @@
-"""Splitting a markdown file into its YAML frontmatter and its body."""
+"""A markdown file's YAML frontmatter and its body: split on read, joined on write, one schema."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+import yaml
+from pydantic import ValidationError
+
 from revetly_core.markdown.safe_yaml import YamlRefused, load_yaml
+from revetly_core.schema import Frontmatter, describe_error
+
+try:  # the C dumper is several times faster, and writes are timed with their commit
+    _Dumper: Any = yaml.CSafeDumper
+except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+    _Dumper = yaml.SafeDumper
 
 
 class FrontmatterError(ValueError):
@@ -59,3 +69,21 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
                                "no-frontmatter")
     block, body = found
     return load_mapping(block), body
+
+
+def check_writable(front: Mapping[str, Any]) -> None:
+    """front fits the Frontmatter schema the read pass applies: a write never leaves a file its
+    own read would refuse. Raises FrontmatterError (code ``schema``) naming the field."""
+    try:
+        Frontmatter.model_validate(dict(front))
+    except ValidationError as exc:
+        raise FrontmatterError(f"the frontmatter to write breaks the schema: {describe_error(exc)}",
+                               "schema") from None
+
+
+def join_frontmatter(front: Mapping[str, Any], body: str) -> str:
+    """The markdown file a write leaves: front (checked by the read schema, keys in their
+    order) as a --- block, a blank line, then the body."""
+    check_writable(front)
+    text = yaml.dump(dict(front), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    return f"---\n{text}---\n\n{body.lstrip(chr(10))}"

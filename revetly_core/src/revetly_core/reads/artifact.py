@@ -61,6 +61,7 @@ from revetly_core.answers.artifact import (
 from revetly_core.answers.common import Absent
 from revetly_core.config import Config
 from revetly_core.ids import id_key
+from revetly_core.isotime import parse_iso_utc
 from revetly_core.model import COMMIT_TYPE, Artifact
 from revetly_core.reads.backlog import ROW_COLUMNS, compact_row, serve_key
 from revetly_core.reads.budget import (
@@ -105,7 +106,8 @@ def _invalid(argument: str, detail: str, fix: str) -> Refusal:
     return Refusal("invalid-argument", detail, fix, {"argument": argument})
 
 
-def _check_id(artifact_id: object) -> str:
+def check_artifact_id(artifact_id: object) -> str:
+    """artifact_id is FAMILY-NUMBER or 7 to 40 hex digits of a commit (lower-cased)."""
     if not isinstance(artifact_id, str):
         raise _invalid("artifact_id", "artifact_id must be text",
                        "pass an id such as STORY-0014, or a commit id (7 to 40 hex digits)")
@@ -172,7 +174,7 @@ def _check_depth(depth: object) -> int | str | None:
                    "pass depth=0 for the artifact alone, a larger number, or depth='declared'")
 
 
-def _lookup(store: Store, artifact_id: str) -> Artifact | None:
+def lookup_artifact(store: Store, artifact_id: str) -> Artifact | None:
     """The artifact held under this id; an id differing only in case or padding finds it too,
     and a commit id prefix of at least 7 hex digits finds the one commit it starts."""
     found = store.get(artifact_id)
@@ -193,7 +195,8 @@ def _lookup(store: Store, artifact_id: str) -> Artifact | None:
     return store.get(held[0]) if held else None
 
 
-def _not_found(artifact_id: str) -> Refusal:
+def artifact_not_found(artifact_id: str) -> Refusal:
+    """The refusal for an id CONTEXT holds no artifact under."""
     return Refusal(
         "not-found", f"CONTEXT holds no artifact {artifact_id}",
         "search_context to find the artifact by its words, or list_backlog to list work items",
@@ -355,17 +358,6 @@ def _links(store: Store, a: Artifact, deleted: str | None) -> list[dict[str, Any
     return [s[1] for s in served]
 
 
-def _utc(value: str) -> dt.datetime | None:
-    try:
-        if len(value) == 10:
-            day = dt.date.fromisoformat(value)
-            return dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC)
-        when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when.replace(tzinfo=dt.UTC) if when.tzinfo is None else when.astimezone(dt.UTC)
-
-
 @dataclass
 class _HistoryPage:
     entries: list[dict[str, Any]]
@@ -383,7 +375,7 @@ def _history(store: Store, a: Artifact, history_after: str) -> _HistoryPage:
             "SELECT revision, at, change, author, summary FROM history WHERE source=? AND path=?",
             (a.source, a.source_path),
         ))
-    timed = sorted(((_utc(r["at"]), r) for r in rows), key=lambda t: (
+    timed = sorted(((parse_iso_utc(r["at"]), r) for r in rows), key=lambda t: (
         t[0] or dt.datetime.min.replace(tzinfo=dt.UTC), t[1]["revision"]))
     start = 0
     after = history_after.strip()
@@ -399,7 +391,7 @@ def _history(store: Store, a: Artifact, history_after: str) -> _HistoryPage:
         if hits:
             start = hits[0] + 1
         else:
-            when = _utc(after)
+            when = parse_iso_utc(after)
             if when is None:
                 raise _invalid(
                     "history_after",
@@ -809,7 +801,7 @@ def get_artifact(
     deleted: str | None = None,
 ) -> ArtifactAnswer:
     """One artifact by id: its brief, its full record, or the branch beneath it."""
-    wanted = _check_id(artifact_id)
+    wanted = check_artifact_id(artifact_id)
     deleted = check_deleted(deleted)
     walk_depth = _check_depth(depth)
     if walk_depth is not None and history_after is not None:
@@ -821,9 +813,9 @@ def get_artifact(
         raise _invalid("history_after", "history_after must be text",
                        "pass '' for the first entry, or history_next as a page served it")
     scope = resolve_project(config, project, with_imports=True)
-    a = _lookup(store, wanted)
+    a = lookup_artifact(store, wanted)
     if a is None:
-        raise _not_found(wanted)
+        raise artifact_not_found(wanted)
     if a.project not in scope.reach:
         raise Refusal(
             "not-found",

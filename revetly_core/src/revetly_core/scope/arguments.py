@@ -6,6 +6,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from revetly_core.answers.scope import WindowBlock
+from revetly_core.isotime import parse_iso_utc
 from revetly_core.refusal import Refusal
 
 QUESTIONS = ("binding", "drift", "deltas")
@@ -98,16 +99,11 @@ def parse_when(argument: str, value: object) -> dt.datetime | None:
     if not isinstance(value, str):
         raise invalid(argument, f"{argument} must be an ISO date such as 2025-03-01",
                       f"pass {argument} as YYYY-MM-DD or an ISO date-time")
-    text = value.strip()
-    try:
-        if len(text) == 10:
-            day = dt.date.fromisoformat(text)
-            return dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC)
-        when = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+    when = parse_iso_utc(value)
+    if when is None:
         raise invalid(argument, f"{argument}={value!r} is not an ISO date or date-time",
-                      f"pass {argument} as YYYY-MM-DD or an ISO date-time") from None
-    return when if when.tzinfo is not None else when.replace(tzinfo=dt.UTC)
+                      f"pass {argument} as YYYY-MM-DD or an ISO date-time")
+    return when
 
 
 @dataclass(frozen=True)
@@ -121,7 +117,7 @@ class Window:
         """True when the ISO time falls inside the window (an undated time never does)."""
         if when is None:
             return False
-        stamp = to_utc(when)
+        stamp = parse_iso_utc(when)
         if stamp is None:
             return False
         if self.since is not None and stamp < self.since:
@@ -140,18 +136,6 @@ class Window:
     @property
     def bounded(self) -> bool:
         return self.since is not None or self.until is not None
-
-
-def to_utc(value: str) -> dt.datetime | None:
-    """An ISO date or date-time as an aware UTC datetime, or None when it is not one."""
-    text = value.strip()
-    try:
-        if len(text) == 10:
-            return dt.datetime.combine(dt.date.fromisoformat(text), dt.time(), tzinfo=dt.UTC)
-        when = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=dt.UTC)
 
 
 def check_window(since: object, until: object) -> Window:

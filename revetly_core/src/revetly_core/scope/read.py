@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from revetly_core.answers.scope import BindingAnswer, DeltasAnswer, DriftAnswer, ScopeAnswer
-from revetly_core.reads.artifact import _check_id, _lookup, _not_found
+from revetly_core.reads.artifact import artifact_not_found, check_artifact_id, lookup_artifact
 from revetly_core.reads.budget import Cut, fit, read_budget
 from revetly_core.reads.envelope import ProjectScope, envelope, resolve_project
 from revetly_core.refusal import Refusal
@@ -31,10 +31,10 @@ BINDING_CUTS = [Cut(("scope", "members"), "members_truncated"),
 
 def scope_root(ctx: ScopeContext, artifact_id: object, scope: ProjectScope) -> str:
     """The artifact a scope is rooted at, checked: held, and reachable from the project."""
-    wanted = _check_id(artifact_id)
-    a = _lookup(ctx.store, wanted)
+    wanted = check_artifact_id(artifact_id)
+    a = lookup_artifact(ctx.store, wanted)
     if a is None:
-        raise _not_found(wanted)
+        raise artifact_not_found(wanted)
     if a.project not in scope.reach:
         raise Refusal("not-found", f"{a.id} is not held by project {scope.name} nor by a "
                       "project it imports", f"pass project={a.project!r} to read it there",

@@ -33,6 +33,8 @@ CaptureMode = Literal["thread", "process", "none"]
 _HANDLE = re.compile(r"cap-[0-9a-f]{40}")
 CAPTURES_DIR = "captures"
 BUSY_RETRY_S = 0.1
+BUSY_DEADLINE_S = 900.0
+"""How long a capture waits out other processes' read passes before its handles fail."""
 STARTING_GRACE_S = 30.0
 """How long a handle whose filer has exited reads as pending while its detached pass starts."""
 
@@ -122,20 +124,28 @@ def pass_in_flight(state_dir: Path) -> bool:
     return False
 
 
-def run_until_covered(root: Path, handles: list[str], ledger: CaptureLedger) -> None:
-    """Run incremental passes (waiting out another process's pass) and settle each handle."""
+def run_until_covered(root: Path, handles: list[str], ledger: CaptureLedger,
+                      deadline_s: float = BUSY_DEADLINE_S) -> None:
+    """Run incremental passes (waiting out another process's pass, up to deadline_s) and
+    settle each handle; a lock held past the deadline fails them, naming the wait."""
     from revetly_core.config import load_config
     from revetly_core.ingest.readpass import run_pass
     from revetly_core.instance.layout import InstancePaths
 
     paths = InstancePaths(root)
+    give_up = time.monotonic() + deadline_s
     while True:
         try:
             result = run_pass(root, load_config(root))
         except Refusal as exc:
-            if exc.code == "busy":
+            if exc.code == "busy" and time.monotonic() < give_up:
                 time.sleep(BUSY_RETRY_S)
                 continue
+            if exc.code == "busy":
+                for h in handles:
+                    ledger.settle(h, "failed", error=f"another read pass held the lock for over "
+                                  f"{deadline_s:g} s; run `revetly sync`")
+                return
             for h in handles:
                 ledger.settle(h, "failed", error=exc.detail)
             return

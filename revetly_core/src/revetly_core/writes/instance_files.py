@@ -6,17 +6,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from revetly_core.ids import id_key
-from revetly_core.markdown.frontmatter import FrontmatterError, split_frontmatter
+from revetly_core.markdown.frontmatter import FrontmatterError, join_frontmatter, split_frontmatter
 from revetly_core.refusal import Refusal
 from revetly_core.writes.journal import WriteBatch
-
-try:  # the C dumper is several times faster, and writes are timed with their commit
-    _Dumper: Any = yaml.CSafeDumper
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Dumper = yaml.SafeDumper
 
 FOLDER_OF_TYPE = {
     "epic": "backlog", "feature": "backlog", "story": "backlog", "task": "backlog",
@@ -26,9 +19,12 @@ FOLDER_OF_TYPE = {
 
 
 def render_markdown(front: dict[str, Any], body: str) -> str:
-    """A markdown instance file: the YAML frontmatter block, a blank line, the body."""
-    text = yaml.dump(front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
-    return f"---\n{text}---\n\n{body.lstrip(chr(10))}"
+    """A markdown instance file: the YAML frontmatter block, a blank line, the body; frontmatter
+    the read schema would refuse is never written (the engine's own bug: refused as internal)."""
+    try:
+        return join_frontmatter(front, body)
+    except FrontmatterError as exc:
+        raise Refusal("internal", str(exc), "report this; nothing was written") from None
 
 
 def read_markdown(path: Path, batch: WriteBatch | None = None) -> tuple[dict[str, Any], str]:

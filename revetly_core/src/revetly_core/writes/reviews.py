@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import re
 import secrets
@@ -13,8 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from filelock import FileLock, Timeout
+from pydantic import TypeAdapter
 
 from revetly_core.answers.writes import ReviewRow
+from revetly_core.isotime import iso_utc
 from revetly_core.refusal import Refusal
 from revetly_core.writes.files import atomic_write
 
@@ -33,7 +34,7 @@ REVIEW_LOCK_TIMEOUT_S = 30.0
 
 def utc_now() -> str:
     """The write clock: now, ISO-8601 UTC to the microsecond (orders two writes in a second)."""
-    return dt.datetime.now(dt.UTC).isoformat()
+    return iso_utc()
 
 
 def new_review_id() -> str:
@@ -75,26 +76,14 @@ class ReviewRecord:
     refusal: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "review_id": self.review_id, "kind": self.kind, "status": self.status,
-            "project": self.project, "created_at": self.created_at,
-            "updated_at": self.updated_at, "drafted_by": self.drafted_by, "draft": self.draft,
-            "session_id": self.session_id, "gate": self.gate, "raises": self.raises,
-            "decision": self.decision, "wrote": self.wrote, "written": self.written,
-            "refusal": self.refusal,
-        }
+        """The record as its file holds it (every field, JSON types only)."""
+        out: dict[str, Any] = _RECORD.dump_python(self, mode="json")
+        return out
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ReviewRecord:
-        return cls(
-            review_id=data["review_id"], kind=data["kind"], status=data["status"],
-            project=data["project"], created_at=data["created_at"],
-            updated_at=data["updated_at"], drafted_by=data["drafted_by"], draft=data["draft"],
-            session_id=data.get("session_id"), gate=data.get("gate", "parked"),
-            raises=list(data.get("raises", [])), decision=data.get("decision"),
-            wrote=bool(data.get("wrote")), written=data.get("written"),
-            refusal=data.get("refusal"),
-        )
+    def from_json(cls, data: object) -> ReviewRecord:
+        """A record read back from its file; a missing or mistyped field raises ValueError."""
+        return _RECORD.validate_python(data)
 
     def row(self) -> ReviewRow:
         """The compact row list_reviews serves."""
@@ -109,6 +98,10 @@ class ReviewRecord:
         if self.written:
             out["artifact_id"] = self.written.get("artifact_id")
         return out
+
+
+_RECORD: TypeAdapter[ReviewRecord] = TypeAdapter(ReviewRecord)
+"""The one schema a review file is written and read through."""
 
 
 class CorruptRecord(Exception):
