@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
 
 from revetly_cli import output
-from revetly_core import Engine, Refusal
-
-EXIT_REFUSED = 2
-EXIT_FOUND_PROBLEMS = 1
-
-app = typer.Typer(
-    name="revetly",
-    help="Revetly: ground AI agents in what was asked, what binds it, what shipped and what changed.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+from revetly_cli.common import (
+    EXIT_FOUND_PROBLEMS,
+    EXIT_REFUSED,
+    InstanceOpt,
+    JsonOpt,
+    app,
+    console,
+    run_core,
 )
+from revetly_core import Engine
+
+__all__ = ["EXIT_FOUND_PROBLEMS", "EXIT_REFUSED", "app", "command", "main"]
 
 
 def _version(value: bool) -> None:
@@ -48,13 +47,6 @@ def _root(
     """Revetly: ground AI agents in what was asked, what binds it, what shipped and what changed."""
 
 
-def _console(stderr: bool = False) -> Any:
-    """A rich console, made only when a human rendering is printed (rich loads on demand)."""
-    from rich.console import Console
-
-    return Console(stderr=stderr)
-
-
 def _show(payload: dict[str, Any], as_json: bool, renderer: str, **options: Any) -> None:
     """--json prints the payload itself; otherwise the named rich rendering of it."""
     if as_json:
@@ -66,27 +58,8 @@ def _show(payload: dict[str, Any], as_json: bool, renderer: str, **options: Any)
     if payload.get("recovered"):  # an interrupted write the call settled first
         from revetly_cli.render_writes import render_recovered
 
-        render_recovered(_console(), terminal_payload(payload))
-    getattr(render, renderer)(_console(), terminal_payload(payload), **options)
-
-InstanceOpt = Annotated[
-    str | None,
-    typer.Option("--instance", "-i", help="Instance folder (else REVETLY_INSTANCE, else upward from here)."),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the core payload as JSON.")]
-
-
-def _run(call: Callable[[], dict[str, Any]], as_json: bool) -> dict[str, Any]:
-    """Call core; a refusal becomes its payload (--json) or one line on stderr, exit 2."""
-    try:
-        return call()
-    except Refusal as refusal:
-        if as_json:
-            output.print_json(refusal.payload())
-        else:
-            sys.stderr.write(output.refusal_line(refusal.payload()) + "\n")
-        raise typer.Exit(EXIT_REFUSED) from None
-
+        render_recovered(console(), terminal_payload(payload))
+    getattr(render, renderer)(console(), terminal_payload(payload), **options)
 
 @app.command()
 def init(
@@ -106,7 +79,7 @@ def init(
     as_json: JsonOpt = False,
 ) -> None:
     """Create an instance: git repo (first commit), revetly.toml, folders and agent-host files."""
-    payload = _run(lambda: Engine.init(path, commits or [], from_source, write_hosts=write_hosts),
+    payload = run_core(lambda: Engine.init(path, commits or [], from_source, write_hosts=write_hosts),
                    as_json)
     _show(payload, as_json, "render_init")
 
@@ -118,14 +91,14 @@ def sync(
     as_json: JsonOpt = False,
 ) -> None:
     """Read the instance's sources into CONTEXT (only what changed, unless --full)."""
-    engine = _run(lambda: {"engine": Engine.open(instance)}, as_json)["engine"]
+    engine = run_core(lambda: {"engine": Engine.open(instance)}, as_json)["engine"]
     if as_json or not sys.stderr.isatty():
-        payload = _run(lambda: engine.sync(full=full), as_json)
+        payload = run_core(lambda: engine.sync(full=full), as_json)
     else:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      console=_console(stderr=True), transient=True) as bar:
+                      console=console(stderr=True), transient=True) as bar:
             tasks: dict[str, Any] = {}
 
             def progress(phase: str, done: int, total: int) -> None:
@@ -133,7 +106,7 @@ def sync(
                     tasks[phase] = bar.add_task(phase, total=total or None)
                 bar.update(tasks[phase], completed=done, total=total or None)
 
-            payload = _run(lambda: engine.sync(full=full, progress=progress), as_json)
+            payload = run_core(lambda: engine.sync(full=full, progress=progress), as_json)
     _show(payload, as_json, "render_sync")
 
 
@@ -145,7 +118,7 @@ def status(
     as_json: JsonOpt = False,
 ) -> None:
     """What context_health reports: last pass per source, revision, freshness, counts."""
-    payload = _run(lambda: Engine.open(instance).context_health(capture=capture), as_json)
+    payload = run_core(lambda: Engine.open(instance).context_health(capture=capture), as_json)
     _show(payload, as_json, "render_status")
 
 
@@ -157,7 +130,7 @@ def check(
     as_json: JsonOpt = False,
 ) -> None:
     """Name every file that breaks the schema and every link to an id CONTEXT lacks (exit 1)."""
-    payload = _run(lambda: Engine.open(instance).check(repair=repair), as_json)
+    payload = run_core(lambda: Engine.open(instance).check(repair=repair), as_json)
     _show(payload, as_json, "render_check")
     if not payload["ok"]:
         raise typer.Exit(EXIT_FOUND_PROBLEMS)
@@ -180,7 +153,7 @@ def search(
     as_json: JsonOpt = False,
 ) -> None:
     """Artifacts, passages and facts for a query, one line per row (the search_context read)."""
-    payload = _run(
+    payload = run_core(
         lambda: Engine.open(instance).search_context(
             query, limit=limit, project=project, deleted=deleted, inferred=inferred
         ),
@@ -209,7 +182,7 @@ def inspect(
     as_json: JsonOpt = False,
 ) -> None:
     """The twin of get_artifact: one artifact's own words, declared links and marks."""
-    payload = _run(
+    payload = run_core(
         lambda: Engine.open(instance).get_artifact(
             artifact_id, project=project, history_after=history_after, deleted=deleted
         ),
@@ -235,7 +208,7 @@ def branch(
     as_json: JsonOpt = False,
 ) -> None:
     """The twin of get_artifact with depth: the declared hierarchy beneath an artifact."""
-    payload = _run(
+    payload = run_core(
         lambda: Engine.open(instance).get_artifact(
             artifact_id, project=project, depth=_depth(depth), deleted=deleted
         ),
@@ -259,7 +232,7 @@ def backlog(
     as_json: JsonOpt = False,
 ) -> None:
     """The twin of list_backlog: the project's work items as compact rows."""
-    payload = _run(
+    payload = run_core(
         lambda: Engine.open(instance).list_backlog(
             status=status, provenance=provenance, pbi_type=pbi_type, limit=limit, cursor=cursor,
             project=project, deleted=deleted,

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from revetly_cli import output
-from revetly_cli.app import InstanceOpt, JsonOpt, _console, _run, app
+from revetly_cli.common import InstanceOpt, JsonOpt, app, console, run_core
 from revetly_core import Engine
 
 ProjectOpt = Annotated[str | None, typer.Option("--project", help="Read as this project.")]
@@ -29,7 +29,7 @@ def _show_scope(payload: dict[str, Any], as_json: bool, renderer: str) -> None:
     from revetly_cli import render_scope
     from revetly_cli.render_text import terminal_payload
 
-    getattr(render_scope, renderer)(_console(), terminal_payload(payload))
+    getattr(render_scope, renderer)(console(), terminal_payload(payload))
 
 
 @app.command()
@@ -56,7 +56,7 @@ def binding(
         return engine.get_scope("binding", artifact_id=artifact_id, topic=topic, path=where,
                                 depth=depth, project=project, limit=limit)
 
-    payload = _run(read, as_json)
+    payload = run_core(read, as_json)
     _show_scope(payload, as_json, "render_binding")
 
 
@@ -71,7 +71,7 @@ def drift(
     as_json: JsonOpt = False,
 ) -> None:
     """The twin of get_scope(question='drift'): what was asked for against what shipped."""
-    payload = _run(lambda: Engine.open(instance).get_scope(
+    payload = run_core(lambda: Engine.open(instance).get_scope(
         "drift", artifact_id=artifact_id, since=since, until=until, project=project,
         limit=limit), as_json)
     _show_scope(payload, as_json, "render_drift")
@@ -91,7 +91,7 @@ def deltas(
     as_json: JsonOpt = False,
 ) -> None:
     """The twin of get_scope(question='deltas'): what changed over a window, on one clock."""
-    payload = _run(lambda: Engine.open(instance).get_scope(
+    payload = run_core(lambda: Engine.open(instance).get_scope(
         "deltas", artifact_id=artifact_id, since=since, until=until, clock=clock,
         project=project, limit=limit), as_json)
     _show_scope(payload, as_json, "render_deltas")
@@ -106,6 +106,6 @@ def author(
     as_json: JsonOpt = False,
 ) -> None:
     """The twin of get_authoring_context: nearest backlog, related material and what binds it."""
-    payload = _run(lambda: Engine.open(instance).get_authoring_context(
+    payload = run_core(lambda: Engine.open(instance).get_authoring_context(
         topic, limit=limit, project=project), as_json)
     _show_scope(payload, as_json, "render_author")

@@ -25,12 +25,14 @@ REVIEW_APP_URI = "ui://revetly/review.html"
 @dataclass(frozen=True)
 class CliTwin:
     """A `revetly` command that answers what a tool answers: its command path ("review list"),
-    the renderer of its human output ("module.function" in revetly_cli), and the tool arguments
-    the command fixes itself rather than taking as an option (`drift` fixes question)."""
+    the renderer of its human output ("module.function" in revetly_cli), the tool arguments the
+    command sets itself rather than taking as an option (`drift` fixes question), and the
+    arguments its own parameter carries under another name (verdicts as --verdict)."""
 
     command: str
     renderer: str
     fixes: tuple[str, ...] = ()
+    renames: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -82,8 +84,8 @@ def _read(name: str, title: str, description: str, parameters: type[a.ToolArgume
                     takes_project=name != "context_health")
 
 
-def _twin(command: str, renderer: str, *fixes: str) -> CliTwin:
-    return CliTwin(command, renderer, fixes)
+def _twin(command: str, renderer: str, *fixes: str, **renames: str) -> CliTwin:
+    return CliTwin(command, renderer, fixes, tuple(renames.items()))
 
 
 NO_DRAFT_COMMAND = ("a draft is an agent's proposal for a human to review; a human writes the "
@@ -169,7 +171,7 @@ TOOLS: tuple[ToolSpec, ...] = (
              "note}. Not gated; committed at once.",
              read_only=False, destructive=False, idempotent=True, takes_project=True,
              parameters=a.SetStatusArguments, call=Engine.set_status,
-             cli=(_twin("status-set", "render_writes.render_status_set"),)),
+             cli=(_twin("status-set", "render_writes.render_status_set", verdicts="verdict"),)),
     ToolSpec("record_conversation", "Record a conversation or decision", "write",
              "Record a conversation note with title and body; decisions is a list of decision "
              "entries (each may name supersedes: record ids it replaces whole, or revises: work "
@@ -177,8 +179,10 @@ TOOLS: tuple[ToolSpec, ...] = (
              "context_health(capture) before reading it back.",
              read_only=False, destructive=False, idempotent=False, takes_project=True,
              parameters=a.RecordConversationArguments, call=Engine.record_conversation,
-             cli=(_twin("note", "render_writes.render_recorded"),
-                  _twin("decide", "render_writes.render_recorded"))),
+             cli=(_twin("note", "render_writes.render_recorded", "decisions",
+                        related_ids="related"),
+                  _twin("decide", "render_writes.render_recorded", "decisions",
+                        related_ids="related"))),
     ToolSpec("raise_review", "Raise a waiting review", "write",
              "Put a pending review (REV-...) back in front of a human on the gate this client "
              "renders. It carries the review, it does not decide it. Find ids with list_reviews.",
