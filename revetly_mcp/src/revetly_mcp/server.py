@@ -40,6 +40,7 @@ from revetly_mcp.protocol import (
     unknown_tool_error,
 )
 from revetly_mcp.schemas import answer_or_refusal, payload_text, tool_result
+from revetly_mcp.sdk_seam import lowlevel_server
 from revetly_mcp.session import Sessions
 from revetly_mcp.transport import DEFAULT_MAX_FRAME, serve_stdio_guarded, strict_id
 
@@ -264,7 +265,7 @@ def build_server(engine: Engine | Surface, project: str | None = None,
 def serve_stdio(engine: Engine, project: str | None = None,
                 max_frame: int = DEFAULT_MAX_FRAME) -> None:
     """Serve the engine over the hardened stdio transport until the host closes the pipe."""
-    low = build_server(engine, project)._lowlevel_server
+    low = lowlevel_server(build_server(engine, project))
     anyio.run(lambda: serve_stdio_guarded(low, low.create_initialization_options(),
                                           max_frame=max_frame, id_rule=strict_id))
 
@@ -283,7 +284,7 @@ def run(instance: str | None, project: str | None, max_frame: int = DEFAULT_MAX_
     declaration = surface.declaration_refusal()
     if declaration is not None:
         sys.stderr.write(f"revetly-mcp: serving refusals until revetly.toml is fixed: {declaration}\n")
-    low = server._lowlevel_server
+    low = lowlevel_server(server)
     anyio.run(lambda: serve_stdio_guarded(low, low.create_initialization_options(),
                                           max_frame=max_frame, id_rule=strict_id))
     return 0
