@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import revetly_mcp
 from mcp.server.mcpserver import MCPServer
 from revetly_mcp.sdk_seam import lowlevel_server, registered_tool
 
+import revetly_mcp
 from revetly_core import Engine
 
 SOURCE = Path(revetly_mcp.__file__).resolve().parent

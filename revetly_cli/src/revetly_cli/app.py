@@ -15,7 +15,9 @@ from revetly_cli.common import (
     JsonOpt,
     app,
     console,
+    renderer_named,
     run_core,
+    twin_renderer,
 )
 from revetly_core import Engine
 
@@ -48,18 +50,17 @@ def _root(
 
 
 def _show(payload: dict[str, Any], as_json: bool, renderer: str, **options: Any) -> None:
-    """--json prints the payload itself; otherwise the named rich rendering of it."""
+    """--json prints the payload itself; otherwise the rich rendering named "module.function"."""
     if as_json:
         output.print_json(payload)
         return
-    from revetly_cli import render
     from revetly_cli.render_text import terminal_payload
 
     if payload.get("recovered"):  # an interrupted write the call settled first
         from revetly_cli.render_writes import render_recovered
 
         render_recovered(console(), terminal_payload(payload))
-    getattr(render, renderer)(console(), terminal_payload(payload), **options)
+    renderer_named(renderer)(console(), terminal_payload(payload), **options)
 
 @app.command()
 def init(
@@ -81,7 +82,7 @@ def init(
     """Create an instance: git repo (first commit), revetly.toml, folders and agent-host files."""
     payload = run_core(lambda: Engine.init(path, commits or [], from_source, write_hosts=write_hosts),
                    as_json)
-    _show(payload, as_json, "render_init")
+    _show(payload, as_json, "render.render_init")
 
 
 @app.command()
@@ -107,7 +108,7 @@ def sync(
                 bar.update(tasks[phase], completed=done, total=total or None)
 
             payload = run_core(lambda: engine.sync(full=full, progress=progress), as_json)
-    _show(payload, as_json, "render_sync")
+    _show(payload, as_json, "render.render_sync")
 
 
 @app.command()
@@ -119,7 +120,7 @@ def status(
 ) -> None:
     """What context_health reports: last pass per source, revision, freshness, counts."""
     payload = run_core(lambda: Engine.open(instance).context_health(capture=capture), as_json)
-    _show(payload, as_json, "render_status")
+    _show(payload, as_json, twin_renderer("status"))
 
 
 @app.command()
@@ -131,7 +132,7 @@ def check(
 ) -> None:
     """Name every file that breaks the schema and every link to an id CONTEXT lacks (exit 1)."""
     payload = run_core(lambda: Engine.open(instance).check(repair=repair), as_json)
-    _show(payload, as_json, "render_check")
+    _show(payload, as_json, "render.render_check")
     if not payload["ok"]:
         raise typer.Exit(EXIT_FOUND_PROBLEMS)
 
@@ -159,7 +160,7 @@ def search(
         ),
         as_json,
     )
-    _show(payload, as_json, "render_search", wide=wide)
+    _show(payload, as_json, twin_renderer("search"), wide=wide)
 
 
 ProjectOpt = Annotated[str | None, typer.Option("--project", help="Read as this project.")]
@@ -188,7 +189,7 @@ def inspect(
         ),
         as_json,
     )
-    _show(payload, as_json, "render_artifact")
+    _show(payload, as_json, twin_renderer("inspect"))
 
 
 def _depth(value: str) -> int | str:
@@ -214,7 +215,7 @@ def branch(
         ),
         as_json,
     )
-    _show(payload, as_json, "render_branch")
+    _show(payload, as_json, twin_renderer("branch"))
 
 
 @app.command()
@@ -239,7 +240,7 @@ def backlog(
         ),
         as_json,
     )
-    _show(payload, as_json, "render_backlog")
+    _show(payload, as_json, twin_renderer("backlog"))
 
 
 @app.command()

@@ -7,6 +7,7 @@ them): the shell's modules form a tree, not a circle.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
@@ -42,6 +43,24 @@ def console(stderr: bool = False) -> Console:
     from rich.console import Console
 
     return Console(stderr=stderr)
+
+
+def twin_renderer(command: str) -> str:
+    """The renderer the tool registry declares for the CLI twin named ``command``."""
+    from revetly_core.surface import TOOLS
+
+    for spec in TOOLS:
+        for twin in spec.cli:
+            if twin.command == command:
+                return twin.renderer
+    raise KeyError(f"no tool declares the CLI twin {command!r}")
+
+
+def renderer_named(name: str) -> Callable[..., None]:
+    """A renderer by its "module.function" name in revetly_cli (its module loads on demand)."""
+    module, function = name.split(".")
+    found: Callable[..., None] = getattr(importlib.import_module(f"revetly_cli.{module}"), function)
+    return found
 
 
 def run_core(call: Callable[[], dict[str, Any]], as_json: bool) -> dict[str, Any]:

@@ -10,7 +10,15 @@ from typing import Annotated, Any
 import typer
 
 from revetly_cli import output
-from revetly_cli.common import InstanceOpt, JsonOpt, app, console, run_core
+from revetly_cli.common import (
+    InstanceOpt,
+    JsonOpt,
+    app,
+    console,
+    renderer_named,
+    run_core,
+    twin_renderer,
+)
 from revetly_core import Engine
 
 ProjectOpt = Annotated[str | None, typer.Option("--project", help="Read as this project.")]
@@ -26,10 +34,9 @@ def _show_scope(payload: dict[str, Any], as_json: bool, renderer: str) -> None:
     if as_json:
         output.print_json(payload)
         return
-    from revetly_cli import render_scope
     from revetly_cli.render_text import terminal_payload
 
-    getattr(render_scope, renderer)(console(), terminal_payload(payload))
+    renderer_named(renderer)(console(), terminal_payload(payload))
 
 
 @app.command()
@@ -57,7 +64,7 @@ def binding(
                                 depth=depth, project=project, limit=limit)
 
     payload = run_core(read, as_json)
-    _show_scope(payload, as_json, "render_binding")
+    _show_scope(payload, as_json, twin_renderer("binding"))
 
 
 @app.command()
@@ -74,7 +81,7 @@ def drift(
     payload = run_core(lambda: Engine.open(instance).get_scope(
         "drift", artifact_id=artifact_id, since=since, until=until, project=project,
         limit=limit), as_json)
-    _show_scope(payload, as_json, "render_drift")
+    _show_scope(payload, as_json, twin_renderer("drift"))
 
 
 @app.command()
@@ -94,7 +101,7 @@ def deltas(
     payload = run_core(lambda: Engine.open(instance).get_scope(
         "deltas", artifact_id=artifact_id, since=since, until=until, clock=clock,
         project=project, limit=limit), as_json)
-    _show_scope(payload, as_json, "render_deltas")
+    _show_scope(payload, as_json, twin_renderer("deltas"))
 
 
 @app.command()
@@ -108,4 +115,4 @@ def author(
     """The twin of get_authoring_context: nearest backlog, related material and what binds it."""
     payload = run_core(lambda: Engine.open(instance).get_authoring_context(
         topic, limit=limit, project=project), as_json)
-    _show_scope(payload, as_json, "render_author")
+    _show_scope(payload, as_json, twin_renderer("author"))

@@ -11,7 +11,16 @@ from typing import Annotated, Any, Literal
 import typer
 
 from revetly_cli import output
-from revetly_cli.common import EXIT_REFUSED, InstanceOpt, JsonOpt, app, console, run_core
+from revetly_cli.common import (
+    EXIT_REFUSED,
+    InstanceOpt,
+    JsonOpt,
+    app,
+    console,
+    renderer_named,
+    run_core,
+    twin_renderer,
+)
 from revetly_core import Engine
 
 review_app = typer.Typer(help="Answer drafts waiting on a human: list, show, approve, reject, "
@@ -38,7 +47,7 @@ def _show(payload: dict[str, Any], as_json: bool, renderer: str) -> None:
 
         shown = terminal_payload(payload)
         render_writes.render_recovered(console(), shown)
-        getattr(render_writes, renderer)(console(), shown)
+        renderer_named(renderer)(console(), shown)
     if payload.get("status") == "refused":
         raise typer.Exit(EXIT_REFUSED)
 
@@ -53,7 +62,8 @@ def review_list(
 ) -> None:
     """The twin of list_reviews: the drafts waiting on a human (or any status)."""
     engine = _engine(instance, as_json)
-    _show(run_core(lambda: engine.list_reviews(status, project), as_json), as_json, "render_reviews")
+    _show(run_core(lambda: engine.list_reviews(status, project), as_json), as_json,
+          twin_renderer("review list"))
 
 
 @review_app.command("show")
@@ -64,7 +74,8 @@ def review_show(
 ) -> None:
     """One review whole: its state and the draft as the reviewer reads it."""
     engine = _engine(instance, as_json)
-    _show(run_core(lambda: engine.show_review(review_id), as_json), as_json, "render_review")
+    _show(run_core(lambda: engine.show_review(review_id), as_json), as_json,
+          twin_renderer("review show"))
 
 
 def _answer(review_id: str, decision: Literal["approve", "reject"], reason: str | None,
@@ -73,7 +84,7 @@ def _answer(review_id: str, decision: Literal["approve", "reject"], reason: str 
     engine = _engine(instance, as_json)
     payload = run_core(lambda: engine.resolve_review(review_id, decision, reason,
                                                  decided_via="cli"), as_json)
-    _show(payload, as_json, "render_answer")
+    _show(payload, as_json, twin_renderer(f"review {decision}"))
 
 
 @review_app.command("approve")
@@ -108,7 +119,7 @@ def review_withdraw(
     """Take a review off the list without deciding it (no approval, no rejection)."""
     engine = _engine(instance, as_json)
     payload = run_core(lambda: engine.withdraw_review(review_id, reason, decided_via="cli"), as_json)
-    _show(payload, as_json, "render_answer")
+    _show(payload, as_json, twin_renderer("review withdraw"))
 
 
 @app.command("status-set")
@@ -130,7 +141,7 @@ def status_set(
     payload = run_core(lambda: engine.set_status(artifact_id, status, claimed_by, reason,
                                              list(verdict) if verdict else None,
                                              project=project), as_json)
-    _show(payload, as_json, "render_status_set")
+    _show(payload, as_json, twin_renderer("status-set"))
 
 
 def _revises(values: list[str]) -> list[Any]:
@@ -172,7 +183,7 @@ def decide(
     payload = run_core(lambda: engine.record_conversation(title, body, [decision],
                                                       list(related or []), project=project),
                    as_json)
-    _show(payload, as_json, "render_recorded")
+    _show(payload, as_json, twin_renderer("decide"))
 
 
 @app.command()
@@ -189,4 +200,4 @@ def note(
     engine = _engine(instance, as_json)
     payload = run_core(lambda: engine.record_conversation(title, body, None, list(related or []),
                                                       project=project), as_json)
-    _show(payload, as_json, "render_recorded")
+    _show(payload, as_json, twin_renderer("note"))
