@@ -5,16 +5,17 @@ commands are checked against theirs)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from revetly_core.engine import Engine
 from revetly_core.surface import tool_arguments as a
 
-EngineCall = Callable[..., dict[str, Any]]
+EngineCall = Callable[..., Mapping[str, Any]]
 """An engine method, unbound (``Engine.search_context``): called as ``call(engine, **arguments)``.
-Naming the attribute, not a string, makes a renamed method a type error here."""
+Naming the attribute, not a string, makes a renamed method a type error here. Any mapping
+answer fits (a dict, or a typed answer declared as a TypedDict)."""
 
 Kind = Literal["read", "write", "reviewer"]
 

@@ -127,7 +127,7 @@ class Surface:
             if spec.takes_project:
                 args["project"] = address_project(self.bound, args.get("project"), name,
                                                   write=spec.kind == "write")
-            payload = spec.call(engine, **args, **session)
+            payload = dict(spec.call(engine, **args, **session))
         except Refusal as refusal:
             payload = refusal.payload()
             if self._engine is None and not spec.read_only:
