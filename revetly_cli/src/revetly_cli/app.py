@@ -3,24 +3,25 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
 import typer
 
 from revetly_cli import output
-from revetly_core import Engine, Refusal
-
-EXIT_REFUSED = 2
-EXIT_FOUND_PROBLEMS = 1
-
-app = typer.Typer(
-    name="revetly",
-    help="Revetly: ground AI agents in what was asked, what binds it, what shipped and what changed.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+from revetly_cli.common import (
+    EXIT_FOUND_PROBLEMS,
+    EXIT_REFUSED,
+    InstanceOpt,
+    JsonOpt,
+    app,
+    console,
+    renderer_named,
+    run_core,
+    twin_renderer,
 )
+from revetly_core import Engine
+
+__all__ = ["EXIT_FOUND_PROBLEMS", "EXIT_REFUSED", "app", "command", "main"]
 
 
 def _version(value: bool) -> None:
@@ -48,45 +49,18 @@ def _root(
     """Revetly: ground AI agents in what was asked, what binds it, what shipped and what changed."""
 
 
-def _console(stderr: bool = False) -> Any:
-    """A rich console, made only when a human rendering is printed (rich loads on demand)."""
-    from rich.console import Console
-
-    return Console(stderr=stderr)
-
-
 def _show(payload: dict[str, Any], as_json: bool, renderer: str, **options: Any) -> None:
-    """--json prints the payload itself; otherwise the named rich rendering of it."""
+    """--json prints the payload itself; otherwise the rich rendering named "module.function"."""
     if as_json:
         output.print_json(payload)
         return
-    from revetly_cli import render
     from revetly_cli.render_text import terminal_payload
 
     if payload.get("recovered"):  # an interrupted write the call settled first
         from revetly_cli.render_writes import render_recovered
 
-        render_recovered(_console(), terminal_payload(payload))
-    getattr(render, renderer)(_console(), terminal_payload(payload), **options)
-
-InstanceOpt = Annotated[
-    str | None,
-    typer.Option("--instance", "-i", help="Instance folder (else REVETLY_INSTANCE, else upward from here)."),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the core payload as JSON.")]
-
-
-def _run(call: Callable[[], Mapping[str, Any]], as_json: bool) -> dict[str, Any]:
-    """Call core; a refusal becomes its payload (--json) or one line on stderr, exit 2."""
-    try:
-        return dict(call())
-    except Refusal as refusal:
-        if as_json:
-            output.print_json(refusal.payload())
-        else:
-            sys.stderr.write(output.refusal_line(refusal.payload()) + "\n")
-        raise typer.Exit(EXIT_REFUSED) from None
-
+        render_recovered(console(), terminal_payload(payload))
+    renderer_named(renderer)(console(), terminal_payload(payload), **options)
 
 @app.command()
 def init(
@@ -106,9 +80,9 @@ def init(
     as_json: JsonOpt = False,
 ) -> None:
     """Create an instance: git repo (first commit), revetly.toml, folders and agent-host files."""
-    payload = _run(lambda: Engine.init(path, commits or [], from_source, write_hosts=write_hosts),
+    payload = run_core(lambda: Engine.init(path, commits or [], from_source, write_hosts=write_hosts),
                    as_json)
-    _show(payload, as_json, "render_init")
+    _show(payload, as_json, "render.render_init")
 
 
 @app.command()
@@ -118,14 +92,14 @@ def sync(
     as_json: JsonOpt = False,
 ) -> None:
     """Read the instance's sources into CONTEXT (only what changed, unless --full)."""
-    engine = _run(lambda: {"engine": Engine.open(instance)}, as_json)["engine"]
+    engine = run_core(lambda: {"engine": Engine.open(instance)}, as_json)["engine"]
     if as_json or not sys.stderr.isatty():
-        payload = _run(lambda: engine.sync(full=full), as_json)
+        payload = run_core(lambda: engine.sync(full=full), as_json)
     else:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      console=_console(stderr=True), transient=True) as bar:
+                      console=console(stderr=True), transient=True) as bar:
             tasks: dict[str, Any] = {}
 
             def progress(phase: str, done: int, total: int) -> None:
@@ -133,8 +107,8 @@ def sync(
                     tasks[phase] = bar.add_task(phase, total=total or None)
                 bar.update(tasks[phase], completed=done, total=total or None)
 
-            payload = _run(lambda: engine.sync(full=full, progress=progress), as_json)
-    _show(payload, as_json, "render_sync")
+            payload = run_core(lambda: engine.sync(full=full, progress=progress), as_json)
+    _show(payload, as_json, "render.render_sync")
 
 
 @app.command()
@@ -145,8 +119,8 @@ def status(
     as_json: JsonOpt = False,
 ) -> None:
     """What context_health reports: last pass per source, revision, freshness, counts."""
-    payload = _run(lambda: Engine.open(instance).context_health(capture=capture), as_json)
-    _show(payload, as_json, "render_status")
+    payload = run_core(lambda: Engine.open(instance).context_health(capture=capture), as_json)
+    _show(payload, as_json, twin_renderer("status"))
 
 
 @app.command()
@@ -157,8 +131,8 @@ def check(
     as_json: JsonOpt = False,
 ) -> None:
     """Name every file that breaks the schema and every link to an id CONTEXT lacks (exit 1)."""
-    payload = _run(lambda: Engine.open(instance).check(repair=repair), as_json)
-    _show(payload, as_json, "render_check")
+    payload = run_core(lambda: Engine.open(instance).check(repair=repair), as_json)
+    _show(payload, as_json, "render.render_check")
     if not payload["ok"]:
         raise typer.Exit(EXIT_FOUND_PROBLEMS)
 
@@ -180,13 +154,13 @@ def search(
     as_json: JsonOpt = False,
 ) -> None:
     """Artifacts, passages and facts for a query, one line per row (the search_context read)."""
-    payload = _run(
+    payload = run_core(
         lambda: Engine.open(instance).search_context(
             query, limit=limit, project=project, deleted=deleted, inferred=inferred
         ),
         as_json,
     )
-    _show(payload, as_json, "render_search", wide=wide)
+    _show(payload, as_json, twin_renderer("search"), wide=wide)
 
 
 ProjectOpt = Annotated[str | None, typer.Option("--project", help="Read as this project.")]
@@ -209,13 +183,13 @@ def inspect(
     as_json: JsonOpt = False,
 ) -> None:
     """The twin of get_artifact: one artifact's own words, declared links and marks."""
-    payload = _run(
+    payload = run_core(
         lambda: Engine.open(instance).get_artifact(
             artifact_id, project=project, history_after=history_after, deleted=deleted
         ),
         as_json,
     )
-    _show(payload, as_json, "render_artifact")
+    _show(payload, as_json, twin_renderer("inspect"))
 
 
 def _depth(value: str) -> int | str:
@@ -235,13 +209,13 @@ def branch(
     as_json: JsonOpt = False,
 ) -> None:
     """The twin of get_artifact with depth: the declared hierarchy beneath an artifact."""
-    payload = _run(
+    payload = run_core(
         lambda: Engine.open(instance).get_artifact(
             artifact_id, project=project, depth=_depth(depth), deleted=deleted
         ),
         as_json,
     )
-    _show(payload, as_json, "render_branch")
+    _show(payload, as_json, twin_renderer("branch"))
 
 
 @app.command()
@@ -259,14 +233,14 @@ def backlog(
     as_json: JsonOpt = False,
 ) -> None:
     """The twin of list_backlog: the project's work items as compact rows."""
-    payload = _run(
+    payload = run_core(
         lambda: Engine.open(instance).list_backlog(
             status=status, provenance=provenance, pbi_type=pbi_type, limit=limit, cursor=cursor,
             project=project, deleted=deleted,
         ),
         as_json,
     )
-    _show(payload, as_json, "render_backlog")
+    _show(payload, as_json, twin_renderer("backlog"))
 
 
 @app.command()

@@ -15,14 +15,14 @@ from typing import Annotated, Any
 import typer
 
 from revetly_cli import output
-from revetly_cli.app import (
+from revetly_cli.common import (
     EXIT_FOUND_PROBLEMS,
     EXIT_REFUSED,
     InstanceOpt,
     JsonOpt,
-    _console,
-    _run,
     app,
+    console,
+    run_core,
 )
 from revetly_core import Engine, Refusal
 
@@ -33,7 +33,7 @@ def _show(payload: dict[str, Any], as_json: bool, renderer: str) -> None:
         return
     from revetly_cli import render_operate
 
-    getattr(render_operate, renderer)(_console(), payload)
+    getattr(render_operate, renderer)(console(), payload)
 
 
 def _date(value: str | None, flag: str) -> dt.date | None:
@@ -62,7 +62,7 @@ def doctor(
     if token is not None:
         _doctor_token(instance, token, project, as_json)
         return
-    payload = _run(lambda: Engine.open(instance).doctor(), as_json)
+    payload = run_core(lambda: Engine.open(instance).doctor(), as_json)
     _show(payload, as_json, "render_doctor")
     if not payload["ok"]:
         raise typer.Exit(EXIT_FOUND_PROBLEMS)
@@ -75,7 +75,7 @@ def _doctor_token(instance: str | None, token: str, project: str | None, as_json
     except ImportError:
         sys.stderr.write("revetly doctor --token needs the revetly-mcp package\n")
         raise typer.Exit(EXIT_REFUSED) from None
-    payload = _run(lambda: check_token(instance, token, project=project), as_json)
+    payload = run_core(lambda: check_token(instance, token, project=project), as_json)
     output.print_json(payload)
     if not payload["token"]["verified"]:
         raise typer.Exit(EXIT_FOUND_PROBLEMS)
@@ -91,7 +91,7 @@ def watch(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON event per line.")] = False,
 ) -> None:
     """Run the incremental pass whenever a source changes; reads say freshness.watch meanwhile."""
-    engine = _run(lambda: {"engine": Engine.open(instance)}, as_json)["engine"]
+    engine = run_core(lambda: {"engine": Engine.open(instance)}, as_json)["engine"]
     stop = threading.Event()
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -108,7 +108,7 @@ def watch(
 
             print(watch_event_line(event), flush=True)
 
-    summary = _run(lambda: engine.watch(debounce_ms=debounce, stop=stop, max_passes=max_passes,
+    summary = run_core(lambda: engine.watch(debounce_ms=debounce, stop=stop, max_passes=max_passes,
                                         report=report), as_json)
     report({"event": "stopped", **summary})
 
@@ -128,7 +128,7 @@ def backfill(
     as_json: JsonOpt = False,
 ) -> None:
     """Read a commits source's history below its `since` floor, one window per pass."""
-    payload = _run(lambda: Engine.open(instance).backfill(
+    payload = run_core(lambda: Engine.open(instance).backfill(
         dry_run=dry_run, source=source, to=_date(to, "--to"), window_days=window_days,
         max_windows=windows), as_json)
     _show(payload, as_json, "render_backfill")
@@ -142,7 +142,7 @@ def migrate(
     as_json: JsonOpt = False,
 ) -> None:
     """Move the instance's CONTEXT store to this engine's schema (priced first, then re-read)."""
-    payload = _run(lambda: Engine.open(instance).migrate(dry_run=dry_run), as_json)
+    payload = run_core(lambda: Engine.open(instance).migrate(dry_run=dry_run), as_json)
     _show(payload, as_json, "render_migrate")
 
 
@@ -154,7 +154,7 @@ def audit_links(
     as_json: JsonOpt = False,
 ) -> None:
     """Count CONTEXT's live links by method: explicit-ref, title-mention, declared, inferred."""
-    payload = _run(lambda: Engine.open(instance).audit_links(project), as_json)
+    payload = run_core(lambda: Engine.open(instance).audit_links(project), as_json)
     _show(payload, as_json, "render_audit_links")
 
 
@@ -168,7 +168,7 @@ def manual(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """List the manual's topics (`revetly manual show TOPIC` prints one)."""
     if ctx.invoked_subcommand is not None:
         return
-    payload = _run(lambda: Engine.manual(), as_json)
+    payload = run_core(lambda: Engine.manual(), as_json)
     _show(payload, as_json, "render_manual_topics")
 
 
@@ -178,14 +178,14 @@ def manual_show(
     as_json: JsonOpt = False,
 ) -> None:
     """Print one page of the manual."""
-    payload = _run(lambda: Engine.manual(topic), as_json)
+    payload = run_core(lambda: Engine.manual(topic), as_json)
     if as_json:
         output.print_json(payload)
         return
     if sys.stdout.isatty():
         from rich.markdown import Markdown
 
-        _console().print(Markdown(payload["text"]))
+        console().print(Markdown(payload["text"]))
     else:
         sys.stdout.write(payload["text"])
 

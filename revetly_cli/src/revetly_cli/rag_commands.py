@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from revetly_cli import output
-from revetly_cli.app import EXIT_REFUSED, _run, app
+from revetly_cli.common import EXIT_REFUSED, app, run_core
 
 if TYPE_CHECKING:
     from revetly_core.governed.local import LocalGoverned
@@ -67,7 +67,7 @@ def _options(ctx: typer.Context) -> RagOptions:
 
 
 def _print(call: Callable[[], dict[str, Any]]) -> None:
-    output.print_json(_run(call, True))
+    output.print_json(run_core(call, True))
 
 
 def _with_session(ctx: typer.Context, call: Callable[[LocalGoverned], dict[str, Any]]) -> None:
@@ -97,7 +97,7 @@ def serve(ctx: typer.Context) -> None:
     from revetly_core.governed.local import open_local
 
     options = _options(ctx)
-    local = _run(lambda: {"local": open_local(options.root, options.vault_id, options.credential_file,
+    local = run_core(lambda: {"local": open_local(options.root, options.vault_id, options.credential_file,
                                                options.agent or "", options.workspace or "")},
                  False)["local"]
     try:

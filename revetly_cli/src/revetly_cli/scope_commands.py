@@ -11,7 +11,15 @@ import typer
 from revetly_core.answers import ScopeAnswer
 
 from revetly_cli import output
-from revetly_cli.app import InstanceOpt, JsonOpt, _console, _run, app
+from revetly_cli.common import (
+    InstanceOpt,
+    JsonOpt,
+    app,
+    console,
+    renderer_named,
+    run_core,
+    twin_renderer,
+)
 from revetly_core import Engine
 
 ProjectOpt = Annotated[str | None, typer.Option("--project", help="Read as this project.")]
@@ -27,10 +35,9 @@ def _show_scope(payload: dict[str, Any], as_json: bool, renderer: str) -> None:
     if as_json:
         output.print_json(payload)
         return
-    from revetly_cli import render_scope
     from revetly_cli.render_text import terminal_payload
 
-    getattr(render_scope, renderer)(_console(), terminal_payload(payload))
+    renderer_named(renderer)(console(), terminal_payload(payload))
 
 
 @app.command()
@@ -57,8 +64,8 @@ def binding(
         return engine.get_scope("binding", artifact_id=artifact_id, topic=topic, path=where,
                                 depth=depth, project=project, limit=limit)
 
-    payload = _run(read, as_json)
-    _show_scope(payload, as_json, "render_binding")
+    payload = run_core(read, as_json)
+    _show_scope(payload, as_json, twin_renderer("binding"))
 
 
 @app.command()
@@ -72,10 +79,10 @@ def drift(
     as_json: JsonOpt = False,
 ) -> None:
     """The twin of get_scope(question='drift'): what was asked for against what shipped."""
-    payload = _run(lambda: Engine.open(instance).get_scope(
+    payload = run_core(lambda: Engine.open(instance).get_scope(
         "drift", artifact_id=artifact_id, since=since, until=until, project=project,
         limit=limit), as_json)
-    _show_scope(payload, as_json, "render_drift")
+    _show_scope(payload, as_json, twin_renderer("drift"))
 
 
 @app.command()
@@ -92,10 +99,10 @@ def deltas(
     as_json: JsonOpt = False,
 ) -> None:
     """The twin of get_scope(question='deltas'): what changed over a window, on one clock."""
-    payload = _run(lambda: Engine.open(instance).get_scope(
+    payload = run_core(lambda: Engine.open(instance).get_scope(
         "deltas", artifact_id=artifact_id, since=since, until=until, clock=clock,
         project=project, limit=limit), as_json)
-    _show_scope(payload, as_json, "render_deltas")
+    _show_scope(payload, as_json, twin_renderer("deltas"))
 
 
 @app.command()
@@ -107,6 +114,6 @@ def author(
     as_json: JsonOpt = False,
 ) -> None:
     """The twin of get_authoring_context: nearest backlog, related material and what binds it."""
-    payload = _run(lambda: Engine.open(instance).get_authoring_context(
+    payload = run_core(lambda: Engine.open(instance).get_authoring_context(
         topic, limit=limit, project=project), as_json)
-    _show_scope(payload, as_json, "render_author")
+    _show_scope(payload, as_json, twin_renderer("author"))

@@ -11,7 +11,16 @@ from typing import Annotated, Any, Literal
 import typer
 
 from revetly_cli import output
-from revetly_cli.app import EXIT_REFUSED, InstanceOpt, JsonOpt, _console, _run, app
+from revetly_cli.common import (
+    EXIT_REFUSED,
+    InstanceOpt,
+    JsonOpt,
+    app,
+    console,
+    renderer_named,
+    run_core,
+    twin_renderer,
+)
 from revetly_core import Engine
 
 review_app = typer.Typer(help="Answer drafts waiting on a human: list, show, approve, reject, "
@@ -24,7 +33,7 @@ ReasonOpt = Annotated[str | None, typer.Option("--reason", help="Why (kept on th
 
 def _engine(instance: str | None, as_json: bool) -> Engine:
     """The instance's engine; a write's read pass runs in a detached process that outlives us."""
-    engine: Engine = _run(lambda: {"engine": Engine.open(instance)}, as_json)["engine"]
+    engine: Engine = run_core(lambda: {"engine": Engine.open(instance)}, as_json)["engine"]
     engine.capture_mode = "process"
     return engine
 
@@ -37,8 +46,8 @@ def _show(payload: dict[str, Any], as_json: bool, renderer: str) -> None:
         from revetly_cli.render_text import terminal_payload
 
         shown = terminal_payload(payload)
-        render_writes.render_recovered(_console(), shown)
-        getattr(render_writes, renderer)(_console(), shown)
+        render_writes.render_recovered(console(), shown)
+        renderer_named(renderer)(console(), shown)
     if payload.get("status") == "refused":
         raise typer.Exit(EXIT_REFUSED)
 
@@ -53,7 +62,8 @@ def review_list(
 ) -> None:
     """The twin of list_reviews: the drafts waiting on a human (or any status)."""
     engine = _engine(instance, as_json)
-    _show(_run(lambda: engine.list_reviews(status, project), as_json), as_json, "render_reviews")
+    _show(run_core(lambda: engine.list_reviews(status, project), as_json), as_json,
+          twin_renderer("review list"))
 
 
 @review_app.command("show")
@@ -64,16 +74,17 @@ def review_show(
 ) -> None:
     """One review whole: its state and the draft as the reviewer reads it."""
     engine = _engine(instance, as_json)
-    _show(_run(lambda: engine.show_review(review_id), as_json), as_json, "render_review")
+    _show(run_core(lambda: engine.show_review(review_id), as_json), as_json,
+          twin_renderer("review show"))
 
 
 def _answer(review_id: str, decision: Literal["approve", "reject"], reason: str | None,
             instance: str | None, as_json: bool) -> None:
     """A terminal answer to a review: resolve_review with decided_via cli."""
     engine = _engine(instance, as_json)
-    payload = _run(lambda: engine.resolve_review(review_id, decision, reason,
+    payload = run_core(lambda: engine.resolve_review(review_id, decision, reason,
                                                  decided_via="cli"), as_json)
-    _show(payload, as_json, "render_answer")
+    _show(payload, as_json, twin_renderer(f"review {decision}"))
 
 
 @review_app.command("approve")
@@ -107,8 +118,8 @@ def review_withdraw(
 ) -> None:
     """Take a review off the list without deciding it (no approval, no rejection)."""
     engine = _engine(instance, as_json)
-    payload = _run(lambda: engine.withdraw_review(review_id, reason, decided_via="cli"), as_json)
-    _show(payload, as_json, "render_answer")
+    payload = run_core(lambda: engine.withdraw_review(review_id, reason, decided_via="cli"), as_json)
+    _show(payload, as_json, twin_renderer("review withdraw"))
 
 
 @app.command("status-set")
@@ -127,10 +138,10 @@ def status_set(
 ) -> None:
     """The twin of set_status: flip a status (claim on in-progress, delivery record on done)."""
     engine = _engine(instance, as_json)
-    payload = _run(lambda: engine.set_status(artifact_id, status, claimed_by, reason,
+    payload = run_core(lambda: engine.set_status(artifact_id, status, claimed_by, reason,
                                              list(verdict) if verdict else None,
                                              project=project), as_json)
-    _show(payload, as_json, "render_status_set")
+    _show(payload, as_json, twin_renderer("status-set"))
 
 
 def _revises(values: list[str]) -> list[Any]:
@@ -169,10 +180,10 @@ def decide(
         decision["supersedes"] = list(supersedes)
     if revises:
         decision["revises"] = _revises(list(revises))
-    payload = _run(lambda: engine.record_conversation(title, body, [decision],
+    payload = run_core(lambda: engine.record_conversation(title, body, [decision],
                                                       list(related or []), project=project),
                    as_json)
-    _show(payload, as_json, "render_recorded")
+    _show(payload, as_json, twin_renderer("decide"))
 
 
 @app.command()
@@ -187,6 +198,6 @@ def note(
 ) -> None:
     """record_conversation without decisions: one conversation note, committed."""
     engine = _engine(instance, as_json)
-    payload = _run(lambda: engine.record_conversation(title, body, None, list(related or []),
+    payload = run_core(lambda: engine.record_conversation(title, body, None, list(related or []),
                                                       project=project), as_json)
-    _show(payload, as_json, "render_recorded")
+    _show(payload, as_json, twin_renderer("note"))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from revetly_core.answers import (
     ArtifactAnswer,
@@ -26,6 +29,16 @@ from revetly_core.store.db import Store
 from revetly_core.store.graph import GraphCache
 from revetly_core.store.keyword import KeywordIndex
 
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from revetly_core.scope.context import ScopeContext
+    from revetly_core.scope.path_history import PathHistoryCache
+    from revetly_core.writes.capture import CaptureMode
+    from revetly_core.writes.context import WriteContext
+    from revetly_core.writes.gate import GateChoice
+    from revetly_core.writes.principal import Principal
+
 
 class Engine:
     """An opened instance: its configuration, paths and CONTEXT handles."""
@@ -36,6 +49,8 @@ class Engine:
         self.paths = InstancePaths(root)
         self.graphs = GraphCache()
         self.index = KeywordIndex(self.paths.index, config.index.backend)
+        self._write_context: WriteContext | None = None
+        self._path_cache: PathHistoryCache | None = None
 
     @classmethod
     def open(cls, instance: str | Path | None = None) -> Engine:
@@ -85,11 +100,8 @@ class Engine:
         """Whether the last pass landed, per source, and what CONTEXT holds (+ one capture)."""
         from revetly_core.reads.health import context_health
 
-        store = self._store()
-        try:
+        with self._store() as store:
             payload = context_health(self.config, store, self.index)
-        finally:
-            store.close()
         if capture is not None:
             from revetly_core.writes.capture import capture_state
 
@@ -104,13 +116,12 @@ class Engine:
             return self.check_repair()
         from revetly_core.writes.checks import add_write_problems
 
-        store = Store(self.paths.db, readonly=True) if self.paths.db.exists() else None
-        try:
+        if not self.paths.db.exists():
+            return add_write_problems(check_instance(self.root, self.config, None), self.root,
+                                      self.config)
+        with self._store() as store:
             return add_write_problems(check_instance(self.root, self.config, store), self.root,
                                       self.config)
-        finally:
-            if store is not None:
-                store.close()
 
     def search_context(
         self,
@@ -123,13 +134,10 @@ class Engine:
         """Keyword search over every artifact: artifacts, passages and facts, ranked and fitted."""
         from revetly_core.reads.search import search_context
 
-        store = self._store()
-        try:
+        with self._store() as store:
             return search_context(self.config, store, self.index, query,
                                   limit=limit, project=project, deleted=deleted,
                                   inferred=inferred)
-        finally:
-            store.close()
 
     def get_artifact(
         self,
@@ -143,12 +151,9 @@ class Engine:
         """One artifact by id: the brief, the full record (history_after) or the branch (depth)."""
         from revetly_core.reads.artifact import get_artifact
 
-        store = self._store()
-        try:
+        with self._store() as store:
             return get_artifact(self.config, store, artifact_id, project=project,
                                 history_after=history_after, depth=depth, deleted=deleted)
-        finally:
-            store.close()
 
     def list_backlog(
         self,
@@ -164,37 +169,35 @@ class Engine:
         """The project's work items as compact rows, paged by a forward-only cursor."""
         from revetly_core.reads.backlog import list_backlog
 
-        store = self._store()
-        try:
+        with self._store() as store:
             return list_backlog(self.config, store, status=status, provenance=provenance,
                                 pbi_type=pbi_type, limit=limit, cursor=cursor, project=project,
                                 deleted=deleted)
-        finally:
-            store.close()
 
     # ---- writes and the review record: add write methods below this line ----
 
-    capture_mode: str = "thread"
+    capture_mode: CaptureMode = "thread"
     """How a write's read pass runs: 'thread' (servers), 'process' (one-shot CLI), 'none'."""
 
-    def _writes(self) -> Any:
-        """The write side of this engine, made once (its capture runner outlives each call)."""
-        ctx = self.__dict__.get("_write_context")
+    def _writes(self) -> WriteContext:
+        """The write side of this engine, made once per capture mode (its capture runner
+        outlives each call)."""
+        ctx = self._write_context
         if ctx is None or ctx.captures.mode != self.capture_mode:
             from revetly_core.writes.capture import CaptureRunner
             from revetly_core.writes.context import WriteContext
 
-            mode: Any = self.capture_mode
             ctx = WriteContext(self.root, self.config,
-                               CaptureRunner(self.root, self.paths.state, mode))
-            self.__dict__["_write_context"] = ctx
+                               CaptureRunner(self.root, self.paths.state, self.capture_mode))
+            self._write_context = ctx
         return ctx
 
     def submit_draft(
         self, title: str, description: str, acceptance_criteria: list[str],
         parent: str | None = None, repository: str | None = None, *,
-        project: str | None = None, gate: Any = None, session_id: str | None = None,
-        drafter: Any = None, agent_name: str | None = None, agent_version: str | None = None,
+        project: str | None = None, gate: GateChoice | None = None,
+        session_id: str | None = None, drafter: Principal | None = None,
+        agent_name: str | None = None, agent_version: str | None = None,
     ) -> GateAnswer:
         """A new story for a human to review: recorded pending first, then put on the gate."""
         from revetly_core.writes.drafts import submit_draft
@@ -205,8 +208,8 @@ class Engine:
 
     def submit_revision(
         self, artifact_id: str, description: str, acceptance_criteria: list[str], *,
-        title: str | None = None, project: str | None = None, gate: Any = None,
-        session_id: str | None = None, drafter: Any = None, agent_name: str | None = None,
+        title: str | None = None, project: str | None = None, gate: GateChoice | None = None,
+        session_id: str | None = None, drafter: Principal | None = None, agent_name: str | None = None,
         agent_version: str | None = None,
     ) -> GateAnswer:
         """A change to an existing story for a human to review, recorded pending first."""
@@ -217,7 +220,7 @@ class Engine:
                                drafter=drafter, agent_name=agent_name,
                                agent_version=agent_version)
 
-    def raise_review(self, review_id: str, *, gate: Any = None,
+    def raise_review(self, review_id: str, *, gate: GateChoice | None = None,
                      session_id: str | None = None) -> GateAnswer | ReviewState:
         """Put a waiting review back in front of a human (it carries, it does not decide)."""
         from revetly_core.writes.drafts import raise_review
@@ -232,7 +235,7 @@ class Engine:
 
     def resolve_review(
         self, review_id: str, decision: str, reason: str | None = None, *,
-        decided_via: str = "cli", session_id: str | None = None, approver: Any = None,
+        decided_via: str = "cli", session_id: str | None = None, approver: Principal | None = None,
         served: bool = False,
     ) -> ReviewState:
         """The reviewer's answer: the approver floor, then approve writes + commits the story."""
@@ -244,7 +247,7 @@ class Engine:
 
     def withdraw_review(
         self, review_id: str, reason: str | None = None, *, decided_via: str = "cli",
-        session_id: str | None = None, approver: Any = None,
+        session_id: str | None = None, approver: Principal | None = None,
     ) -> ReviewState:
         """Take a review off the list without deciding it."""
         from revetly_core.writes.drafts import withdraw_review
@@ -272,8 +275,8 @@ class Engine:
 
     def set_status(
         self, artifact_id: str, status: str, claimed_by: str | None = None,
-        reason: str | None = None, verdicts: list[Any] | None = None, *,
-        project: str | None = None, principal: Any = None,
+        reason: str | None = None, verdicts: list[object] | None = None, *,
+        project: str | None = None, principal: Principal | None = None,
     ) -> StatusAnswer:
         """Flip a work item's status (claim on in-progress, delivery record on done)."""
         from revetly_core.writes.status import set_status
@@ -282,9 +285,9 @@ class Engine:
                           project=project, principal=principal)
 
     def record_conversation(
-        self, title: str, body: str, decisions: list[Any] | None = None,
+        self, title: str, body: str, decisions: list[object] | None = None,
         related_ids: list[str] | None = None, *, project: str | None = None,
-        principal: Any = None,
+        principal: Principal | None = None,
     ) -> ConversationAnswer:
         """A conversation note and its decision notes (supersedes, revises) in one commit."""
         from revetly_core.writes.conversation import record_conversation
@@ -309,21 +312,18 @@ class Engine:
 
     # ---- end of writes ----
 
-    def graph(self) -> Any:
+    def graph(self) -> nx.MultiDiGraph[str]:
         """The networkx graph of live links at the current corpus revision."""
-        store = self._store()
-        try:
+        with self._store() as store:
             return self.graphs.get(store)
-        finally:
-            store.close()
 
     # ---- scope reads (get_scope, get_authoring_context): add them below this line ----
 
-    def _scope_context(self, store: Store) -> Any:
+    def _scope_context(self, store: Store) -> ScopeContext:
         from revetly_core.scope.context import ScopeContext
         from revetly_core.scope.path_history import PathHistoryCache
 
-        if not hasattr(self, "_path_cache"):
+        if self._path_cache is None:
             self._path_cache = PathHistoryCache()
         return ScopeContext(self.config, store, self.index, self.graphs.get(store), self.root,
                             self._path_cache)
@@ -345,13 +345,10 @@ class Engine:
         """binding (artifact_id | topic | path), drift or deltas over one scope."""
         from revetly_core.scope import get_scope
 
-        store = self._store()
-        try:
+        with self._store() as store:
             return get_scope(self._scope_context(store), question, artifact_id=artifact_id,
                              topic=topic, path=path, depth=depth, project=project, since=since,
                              until=until, clock=clock, limit=limit)
-        finally:
-            store.close()
 
     def get_authoring_context(
         self, topic: str, *, limit: int | None = None, project: str | None = None
@@ -359,12 +356,9 @@ class Engine:
         """The bundle to draft from: nearest backlog, related material, and what binds it."""
         from revetly_core.scope import get_authoring_context
 
-        store = self._store()
-        try:
+        with self._store() as store:
             return get_authoring_context(self._scope_context(store), topic, limit=limit,
                                          project=project)
-        finally:
-            store.close()
 
     # ---- end of scope reads ----
 
@@ -376,14 +370,21 @@ class Engine:
 
         return doctor(self.root, self.config)
 
-    def watch(self, **options: Any) -> dict[str, Any]:
-        """Run the incremental pass on every change until stopped (see operate/watch.py)."""
+    def watch(
+        self, *, debounce_ms: int | None = None, stop: threading.Event | None = None,
+        max_passes: int | None = None,
+        report: Callable[[dict[str, Any]], None] | None = None,
+    ) -> dict[str, Any]:
+        """Run the incremental pass on every change until stopped (see operate/watch.py);
+        an option left None keeps watch's own default."""
         from revetly_core.operate.watch import watch
 
-        return watch(self.root, self.config, **options)
+        options: dict[str, Any] = {"debounce_ms": debounce_ms, "report": report}
+        return watch(self.root, self.config, stop=stop, max_passes=max_passes,
+                     **{k: v for k, v in options.items() if v is not None})
 
     def backfill(self, *, dry_run: bool = False, source: str | None = None,
-                 to: Any = None, window_days: int | None = None,
+                 to: dt.date | None = None, window_days: int | None = None,
                  max_windows: int | None = None, progress: Progress = no_progress,
                  ) -> dict[str, Any]:
         """Price (dry_run) or read the history below each commits source's floor."""
@@ -405,11 +406,8 @@ class Engine:
         """CONTEXT's live links counted by the method that found them."""
         from revetly_core.operate.audit_links import audit_links
 
-        store = self._store()
-        try:
+        with self._store() as store:
             return audit_links(store, project)
-        finally:
-            store.close()
 
     def repository_path(self, given: str, cwd: Path | None = None) -> str:
         """A file named from the working folder as the path its declared code repository uses."""

@@ -8,7 +8,6 @@ resource for a host with the Apps extension, and the parked answer otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from importlib import resources
@@ -205,63 +204,3 @@ class GateRenderer:
         state = await self.server.core(lambda: self.server.surface.call(
             "review_state", {"review_id": review_id}))
         return tool_result(dismissed_review(review_id, state))
-
-    # ------------------------------------------------------------------ registration
-    def register_tools(self, add: Callable[[Callable[..., Any]], None]) -> None:
-        """The scope reads, the writes and the reviewer's tools (each only once core serves it)."""
-        answer = self.server.answer
-        gated = self.gated
-
-        async def list_reviews(ctx: Context, status: str = "pending",
-                               project: str | None = None) -> CallToolResult:
-            return await answer("list_reviews", ctx, status=status, project=project)
-
-        async def review_state(review_id: str, ctx: Context) -> CallToolResult:
-            return await answer("review_state", ctx, review_id=review_id)
-
-        async def submit_draft(title: str, description: str, acceptance_criteria: list[str],
-                               ctx: Context, parent: str | None = None,
-                               repository: str | None = None,
-                               project: str | None = None) -> CallToolResult:
-            return await gated("submit_draft", ctx, title=title, description=description,  # type: ignore[return-value]
-                               acceptance_criteria=acceptance_criteria, parent=parent,
-                               repository=repository, project=project)
-
-        async def submit_revision(artifact_id: str, description: str,
-                                  acceptance_criteria: list[str], ctx: Context,
-                                  title: str | None = None,
-                                  project: str | None = None) -> CallToolResult:
-            return await gated("submit_revision", ctx, artifact_id=artifact_id,  # type: ignore[return-value]
-                               description=description, acceptance_criteria=acceptance_criteria,
-                               title=title, project=project)
-
-        async def raise_review(review_id: str, ctx: Context) -> CallToolResult:
-            return await gated("raise_review", ctx, review_id=review_id)  # type: ignore[return-value]
-
-        async def set_status(artifact_id: str, status: str, ctx: Context,
-                             claimed_by: str | None = None, reason: str | None = None,
-                             verdicts: list[dict[str, Any]] | None = None,
-                             project: str | None = None) -> CallToolResult:
-            return await answer("set_status", ctx, artifact_id=artifact_id, status=status,
-                                claimed_by=claimed_by, reason=reason, verdicts=verdicts,
-                                project=project)
-
-        async def record_conversation(title: str, body: str, ctx: Context,
-                                      decisions: list[dict[str, Any]] | None = None,
-                                      related_ids: list[str] | None = None,
-                                      project: str | None = None) -> CallToolResult:
-            return await answer("record_conversation", ctx, title=title, body=body,
-                                decisions=decisions, related_ids=related_ids, project=project)
-
-        async def resolve_review(review_id: str, decision: str, ctx: Context,
-                                 reason: str | None = None) -> CallToolResult:
-            return await answer("resolve_review", ctx, review_id=review_id, decision=decision,
-                                reason=reason)
-
-        async def withdraw_review(review_id: str, ctx: Context,
-                                  reason: str | None = None) -> CallToolResult:
-            return await answer("withdraw_review", ctx, review_id=review_id, reason=reason)
-
-        for fn in (list_reviews, review_state, submit_draft, submit_revision, set_status,
-                   record_conversation, raise_review, resolve_review, withdraw_review):
-            add(fn)

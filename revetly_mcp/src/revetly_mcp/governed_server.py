@@ -28,6 +28,7 @@ from revetly_mcp.protocol import (
     tool_call_target,
     unknown_tool_error,
 )
+from revetly_mcp.sdk_seam import lowlevel_server
 from revetly_mcp.transport import DEFAULT_MAX_FRAME, Screen, error_response, serve_stdio_guarded, strict_id
 
 SUPPORTED_VERSIONS = ("2025-06-18", "2025-11-25")
@@ -172,7 +173,7 @@ class GovernedMCPServer:
 
     async def serve_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve one client over stdio (or the given streams) until its input ends."""
-        low = self.mcp._lowlevel_server
+        low = lowlevel_server(self.mcp)
         await serve_stdio_guarded(low, low.create_initialization_options(), max_frame=self.max_frame,
                                   id_rule=strict_id, screen=version_screen(), stdin=stdin, stdout=stdout)
 

@@ -50,6 +50,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from revetly_core import Engine, __version__
 from revetly_mcp.auth import JwtVerifier
+from revetly_mcp.sdk_seam import lowlevel_server
 from revetly_mcp.server import RevetlyServer
 from revetly_mcp.session import Sessions, declared_params
 
@@ -190,7 +191,7 @@ def build_http_app(engine: Engine, address: Address, *, project: str | None = No
     surface = ServedSurface(engine, project, caller=current_caller,
                             read_only=read_only or config.served.read_only, audit=audit)
     server = HttpRevetlyServer(engine, project, surface)
-    low = server.mcp._lowlevel_server
+    low = lowlevel_server(server.mcp)
     auth_settings = None
     if verifier is not None:
         assert config.auth.issuer is not None

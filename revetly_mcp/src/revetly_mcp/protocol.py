@@ -21,6 +21,12 @@ from mcp.types import INVALID_PARAMS, INVALID_REQUEST
 from pydantic import ValidationError
 from revetly_core.refusal import Refusal
 
+from revetly_mcp.sdk_seam import connection_of, lowlevel_server, registered_tool
+
+__all__ = ["ArgumentProblem", "argument_problem", "handshake_open", "initialize_first_error",
+           "refusal_error", "registered_tool", "served_before_initialize", "tool_call_target",
+           "unknown_tool_error"]
+
 ANSWERED_BEFORE_INITIALIZE = frozenset({"initialize", "ping"})
 """The only requests a server answers before the handshake (MCP lifecycle: ping may come first)."""
 
@@ -35,8 +41,7 @@ def initialize_first_error(method: str) -> MCPError:
 def handshake_open(rctx: ServerRequestContext[Any, Any]) -> bool:
     """Whether this connection may be served: initialize was answered (or, on 2026-07-28, the
     per-request envelope made the connection ready without one)."""
-    connection = getattr(rctx.session, "_connection", None)
-    return bool(getattr(connection, "initialize_accepted", True))
+    return bool(getattr(connection_of(rctx), "initialize_accepted", True))
 
 
 def served_before_initialize(mcp: MCPServer, rctx: ServerRequestContext[Any, Any]) -> bool:
@@ -44,7 +49,7 @@ def served_before_initialize(mcp: MCPServer, rctx: ServerRequestContext[Any, Any
     server does not serve goes on too, so it is answered -32601 (JSON-RPC's own rule)."""
     if rctx.request_id is None or rctx.method in ANSWERED_BEFORE_INITIALIZE:
         return True
-    if mcp._lowlevel_server.get_request_handler(rctx.method) is None:
+    if lowlevel_server(mcp).get_request_handler(rctx.method) is None:
         return True
     return handshake_open(rctx)
 
@@ -73,11 +78,6 @@ def tool_call_target(rctx: ServerRequestContext[Any, Any]) -> tuple[str, dict[st
     if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
         raise MCPError(code=INVALID_PARAMS, message=MALFORMED_CALL)
     return name, dict(arguments or {})
-
-
-def registered_tool(mcp: MCPServer, name: str) -> Tool | None:
-    """The SDK's tool of that name, or None."""
-    return mcp._tool_manager.get_tool(name)
 
 
 @dataclass(frozen=True)

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
+from inspect import Parameter, Signature
 from typing import Annotated, Any
 
 import anyio
 import anyio.to_thread
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer, UserMessage
-from mcp.types import CallToolResult, ToolAnnotations
+from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from revetly_core.surface import (
     BRIEF_URI_TEMPLATE,
     HEALTH_URI,
@@ -39,6 +40,7 @@ from revetly_mcp.protocol import (
     unknown_tool_error,
 )
 from revetly_mcp.schemas import answer_or_refusal, payload_text, tool_result
+from revetly_mcp.sdk_seam import lowlevel_server
 from revetly_mcp.session import Sessions
 from revetly_mcp.transport import DEFAULT_MAX_FRAME, serve_stdio_guarded, strict_id
 
@@ -48,6 +50,37 @@ INSTRUCTIONS = (
     "draft from get_authoring_context, and treat 'awaiting-review' as final for the call: report "
     "the review_id and stop. Call context_health before trusting an empty answer."
 )
+
+
+ToolBody = Callable[..., Awaitable[CallToolResult | InputRequiredResult]]
+"""What answers a registered tool: ``body(name, ctx, **arguments)``."""
+
+
+def tool_signature(spec: ToolSpec) -> Signature:
+    """The signature the SDK reads a tool's input schema from: the declaration's typed
+    arguments as keyword parameters (with their defaults), the call's Context, and the
+    answer-or-refusal output schema."""
+    parameters = [Parameter("ctx", Parameter.KEYWORD_ONLY, annotation=Context)]
+    for argument, field in spec.parameters.model_fields.items():
+        default = Parameter.empty if field.is_required() else field.default
+        parameters.append(Parameter(argument, Parameter.KEYWORD_ONLY, annotation=field.annotation,
+                                    default=default))
+    return Signature(parameters,
+                     return_annotation=Annotated[CallToolResult, answer_or_refusal(spec.name)])
+
+
+def tool_function(spec: ToolSpec, body: ToolBody) -> Callable[..., Awaitable[Any]]:
+    """The async function registered as one tool: named after it, with the declared signature,
+    handing every argument to ``body``."""
+    async def tool(ctx: Context, **arguments: Any) -> CallToolResult | InputRequiredResult:
+        return await body(spec.name, ctx, **arguments)
+
+    signature = tool_signature(spec)
+    tool.__name__ = tool.__qualname__ = spec.name
+    tool.__signature__ = signature  # type: ignore[attr-defined]  # read by inspect.signature
+    tool.__annotations__ = {**{p.name: p.annotation for p in signature.parameters.values()},
+                            "return": signature.return_annotation}
+    return tool
 
 
 def annotations_of(spec: ToolSpec) -> ToolAnnotations:
@@ -91,64 +124,15 @@ class RevetlyServer:
         return tool_result(payload)
 
     # ------------------------------------------------------------------ registration
-    def _add(self, fn: Callable[..., Any]) -> None:
-        name = fn.__name__
-        spec = tool_spec(name)
-        if name not in self.surface.served():
-            return
-        fn.__annotations__["return"] = Annotated[CallToolResult, answer_or_refusal(name)]
-        self.mcp.tool(name=name, title=spec.title, description=spec.description,
-                      annotations=annotations_of(spec), meta=spec.meta() or None)(fn)
-
     def _register_tools(self) -> None:
-        answer = self.answer
-        gate = self.gate
-
-        async def search_context(query: str, ctx: Context, limit: int = 10,
-                                 project: str | None = None, deleted: str | None = None,
-                                 inferred: str | None = None) -> CallToolResult:
-            return await answer("search_context", ctx, query=query, limit=limit, project=project,
-                                deleted=deleted, inferred=inferred)
-
-        async def get_artifact(artifact_id: str, ctx: Context, project: str | None = None,
-                               history_after: str | None = None, depth: int | str | None = None,
-                               deleted: str | None = None) -> CallToolResult:
-            return await answer("get_artifact", ctx, artifact_id=artifact_id, project=project,
-                                history_after=history_after, depth=depth, deleted=deleted)
-
-        async def list_backlog(ctx: Context, status: str | None = None,
-                               provenance: str | None = None, pbi_type: str | None = None,
-                               limit: int = 50, cursor: str | None = None,
-                               project: str | None = None,
-                               deleted: str | None = None) -> CallToolResult:
-            return await answer("list_backlog", ctx, status=status, provenance=provenance,
-                                pbi_type=pbi_type, limit=limit, cursor=cursor, project=project,
-                                deleted=deleted)
-
-        async def get_scope(ctx: Context, question: str = "binding",
-                            artifact_id: str | None = None, topic: str | None = None,
-                            path: str | None = None, depth: int | None = None,
-                            since: str | None = None,
-                            until: str | None = None, clock: str | None = None,
-                            limit: int | None = None,
-                            project: str | None = None) -> CallToolResult:
-            return await answer("get_scope", ctx, question=question, artifact_id=artifact_id,
-                                topic=topic, path=path, depth=depth, since=since, until=until,
-                                clock=clock,
-                                limit=limit, project=project)
-
-        async def get_authoring_context(topic: str, ctx: Context, limit: int | None = None,
-                                        project: str | None = None) -> CallToolResult:
-            return await answer("get_authoring_context", ctx, topic=topic, limit=limit,
-                                project=project)
-
-        async def context_health(ctx: Context, capture: str | None = None) -> CallToolResult:
-            return await answer("context_health", ctx, capture=capture)
-
-        for fn in (search_context, get_artifact, list_backlog, get_scope, get_authoring_context,
-                   context_health):
-            self._add(fn)
-        gate.register_tools(self._add)
+        """Every tool the surface serves, registered from its declaration in core's registry:
+        a gated write renders the review gate, every other tool is one Surface.call."""
+        for name in self.surface.served():
+            spec = tool_spec(name)
+            body: ToolBody = self.gate.gated if spec.opens_review else self.answer
+            self.mcp.tool(name=name, title=spec.title, description=spec.description,
+                          annotations=annotations_of(spec),
+                          meta=spec.meta() or None)(tool_function(spec, body))
 
     def _register_prompts(self) -> None:
         def make(name: str, argument: str) -> Callable[..., list[UserMessage]]:
@@ -281,7 +265,7 @@ def build_server(engine: Engine | Surface, project: str | None = None,
 def serve_stdio(engine: Engine, project: str | None = None,
                 max_frame: int = DEFAULT_MAX_FRAME) -> None:
     """Serve the engine over the hardened stdio transport until the host closes the pipe."""
-    low = build_server(engine, project)._lowlevel_server
+    low = lowlevel_server(build_server(engine, project))
     anyio.run(lambda: serve_stdio_guarded(low, low.create_initialization_options(),
                                           max_frame=max_frame, id_rule=strict_id))
 
@@ -300,7 +284,7 @@ def run(instance: str | None, project: str | None, max_frame: int = DEFAULT_MAX_
     declaration = surface.declaration_refusal()
     if declaration is not None:
         sys.stderr.write(f"revetly-mcp: serving refusals until revetly.toml is fixed: {declaration}\n")
-    low = server._lowlevel_server
+    low = lowlevel_server(server)
     anyio.run(lambda: serve_stdio_guarded(low, low.create_initialization_options(),
                                           max_frame=max_frame, id_rule=strict_id))
     return 0

@@ -10,6 +10,8 @@ from typing import Any
 from mcp.server.context import ServerRequestContext
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
+from revetly_mcp.sdk_seam import connection_of
+
 
 @dataclass
 class SessionState:
@@ -26,8 +28,7 @@ class Sessions:
         self._states: weakref.WeakKeyDictionary[Any, SessionState] = weakref.WeakKeyDictionary()
 
     def state(self, rctx: ServerRequestContext[Any, Any]) -> SessionState:
-        # the SDK makes a ServerSession per request; the connection behind it is per client
-        connection = getattr(rctx.session, "_connection", rctx.session)
+        connection = connection_of(rctx)  # per client; the ServerSession is per request
         found = self._states.get(connection)
         if found is None:
             found = self._states[connection] = SessionState()

@@ -113,8 +113,8 @@ class ServedSurface(Surface):
                 except Refusal as refusal:
                     payload = state_project(refusal.payload(), self.bound)
                     return self._audited(caller, name, arguments, payload)
-            method = getattr(self.engine, name, None)
-            extra = served_call_arguments(method, caller) if callable(method) else {}
+            extra = served_call_arguments(tool_spec(name).call, caller) \
+                if name in self.served() else {}
             for key, value in extra.items():
                 options.setdefault(key, value)
             payload = super().call(name, arguments, **options)

@@ -6,7 +6,7 @@ from revetly_core.surface.arguments import (
     unknown_argument_refusal,
 )
 from revetly_core.surface.binding import address_project, declared_binding, state_project
-from revetly_core.surface.catalogue import REVIEW_APP_URI, TOOLS, ToolSpec, tool_spec
+from revetly_core.surface.catalogue import REVIEW_APP_URI, TOOLS, CliTwin, ToolSpec, tool_spec
 from revetly_core.surface.prompts import (
     PROMPTS,
     PromptSpec,
@@ -30,6 +30,7 @@ from revetly_core.surface.retired import (
 )
 from revetly_core.surface.reviewer import app_only_answer, dismissed_review
 from revetly_core.surface.surface import Surface, is_declaration_refusal
+from revetly_core.surface.tool_arguments import ToolArguments
 
 __all__ = [
     "BRIEF_URI_TEMPLATE",
@@ -42,8 +43,10 @@ __all__ = [
     "REVIEW_URI_TEMPLATE",
     "SURFACE_URI",
     "TOOLS",
+    "CliTwin",
     "PromptSpec",
     "Surface",
+    "ToolArguments",
     "ToolSpec",
     "address_project",
     "app_only_answer",

@@ -76,8 +76,8 @@ class Surface:
         return self._engine
 
     def served(self) -> list[str]:
-        """The tools the engine answers (a tool whose core has not landed is not served)."""
-        return [t.name for t in TOOLS if callable(getattr(Engine, t.name, None))]
+        """The tools served: every tool the registry declares (each names its engine call)."""
+        return [t.name for t in TOOLS]
 
     def declaration_refusal(self) -> Refusal | None:
         """Why this instance's declaration is refused right now (read again), or None."""
@@ -127,7 +127,7 @@ class Surface:
             if spec.takes_project:
                 args["project"] = address_project(self.bound, args.get("project"), name,
                                                   write=spec.kind == "write")
-            payload: dict[str, Any] = getattr(engine, name)(**args, **session)
+            payload = dict(spec.call(engine, **args, **session))
         except Refusal as refusal:
             payload = refusal.payload()
             if self._engine is None and not spec.read_only:
