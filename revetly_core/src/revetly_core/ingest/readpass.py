@@ -46,6 +46,7 @@ from revetly_core.instance.layout import InstancePaths
 from revetly_core.model import COMMIT_TYPE, Artifact, Link
 from revetly_core.refusal import Refusal
 from revetly_core.store.db import _ART_COLS, Store, artifact_row
+from revetly_core.embedding.sync import pass_vectors
 from revetly_core.store.keyword import KeywordIndex
 
 log = logging.getLogger("revetly.ingest")
@@ -179,6 +180,8 @@ def _run_locked(
                       revision=revision, progress=progress)
     except Exception as exc:  # the index is a cache: the next pass sees it torn and rebuilds it
         log.warning("keyword index update failed (rebuilt on the next pass): %s", exc)
+    pass_vectors(store, index.directory, config, changed | prior_ids, revision,
+                 full=full or index_torn)
     return PassResult(pass_id, outcome, full, revision, started, ended, source_rows, totals,
                       len(store.problems()))
 
