@@ -41,7 +41,7 @@ def handler(token: str | None) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             if self.path == "/health":
                 self._answer(200, {"ok": True})
             elif self.path == "/count":
@@ -49,7 +49,7 @@ def handler(token: str | None) -> type[BaseHTTPRequestHandler]:
             else:
                 self._answer(404, {"error": "not found"})
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             if self.path != "/v1/embeddings":
                 self._answer(404, {"error": "not found"})
                 return

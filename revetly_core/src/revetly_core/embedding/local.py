@@ -57,7 +57,7 @@ def _model(folder: str) -> Any:
     """The loaded model, once per process (half a second, 16 MB of weights)."""
     from safetensors import safe_open
     from tokenizers import Tokenizer
-    from wordllama.inference import WordLlamaInference
+    from wordllama.inference import WordLlamaInference  # type: ignore[import-untyped]
 
     root = Path(folder)
     tokenizer = Tokenizer.from_file(str(root / TOKENIZER))

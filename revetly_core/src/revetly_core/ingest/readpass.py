@@ -27,6 +27,7 @@ from revetly_core.connectors.base import (
 from revetly_core.connectors.commits import CommitsConnector
 from revetly_core.connectors.repository import RepositoryConnector
 from revetly_core.connectors.sources import declared_sources
+from revetly_core.embedding.sync import pass_vectors
 from revetly_core.fsread import display_path
 from revetly_core.ids import IdResolver, id_key
 from revetly_core.ingest.linker import (
@@ -46,7 +47,6 @@ from revetly_core.instance.layout import InstancePaths
 from revetly_core.model import COMMIT_TYPE, Artifact, Link
 from revetly_core.refusal import Refusal
 from revetly_core.store.db import _ART_COLS, Store, artifact_row
-from revetly_core.embedding.sync import pass_vectors
 from revetly_core.store.keyword import KeywordIndex
 
 log = logging.getLogger("revetly.ingest")
