@@ -154,3 +154,12 @@ def test_a_missing_local_package_is_refused_and_a_fixed_file_is_served(
     assert surface.call("context_health", {})["refusal"]["setting"] == "embedding.provider"
     instance.git.write("revetly.toml", instance.git.read("revetly.toml").replace(LOCAL, ""))
     assert surface.call("context_health", {})["refusal"]["code"] == "not-synced"
+
+
+def test_the_semantic_score_is_added_to_what_the_words_gave() -> None:
+    from revetly_core.reads.semantic import add_leg
+
+    fused = {"A": (1.0, frozenset({0})), "B": (0.8, frozenset({0}))}
+    add_leg(fused, [("B", 0.5), ("C", 0.25)], 3)
+    assert fused == {"A": (1.0, frozenset({0})), "B": (1.3, frozenset({0, 3})),
+                     "C": (0.25, frozenset({3}))}

@@ -297,7 +297,8 @@ def search_context(
     second = _feedback_leg(store, searcher, units, first, share) if share > 0 else []
     near = ranking.leg_share(config.ranking, "semantic")
     meaning = semantic.semantic_leg(config, index.directory, text, POOL) if near > 0 else []
-    fused = retrieval.fuse_scores([(first, 1.0), (commits, 1.0), (second, share), (meaning, near)])
+    fused = retrieval.fuse_scores([(first, 1.0), (commits, 1.0), (second, share)])
+    semantic.add_leg(fused, retrieval.relative_scores(meaning, near), SEMANTIC_LEG)
     label = semantic.semantic_method(config) if meaning else ""
     gathered, withheld = _gather(store, fused, scope, deleted)
     order = _rank(config, store, gathered, text)

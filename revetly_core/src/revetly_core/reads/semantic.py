@@ -1,7 +1,8 @@
 """The semantic leg: the query's vector against every artifact's best chunk, ranked by cosine.
 
-Off on a lite instance (no [embedding]); its rows are fused by rank (`retrieval.rank_scores`)
-and a row it alone reached carries the provider's method, never a keyword one.
+Off on a lite instance (no [embedding]). Its rows are scored by rank (`by_rank`), and that score
+is added to what the keyword legs gave the row (`add_leg`); a row it alone reached carries the
+provider's method, never a keyword one.
 """
 
 from __future__ import annotations
@@ -48,3 +49,12 @@ def semantic_leg(config: Config, index_folder: Path, query: str,
     from revetly_core.reads.retrieval import RANK_OFFSET
 
     return by_rank(semantic_hits(config, index_folder, query, pool), RANK_OFFSET)
+
+
+def add_leg(fused: dict[str, tuple[float, frozenset[int]]], scored: list[tuple[str, float]],
+            leg: int) -> None:
+    """Add the semantic leg's score to each row's fused score and record the leg: a row the
+    words and the meaning both point at outranks one only the words found (measured, ADR 0022)."""
+    for artifact_id, score in scored:
+        prior, legs = fused.get(artifact_id, (0.0, frozenset()))
+        fused[artifact_id] = (prior + score, legs | {leg})

@@ -69,9 +69,9 @@ def nearest_backlog(ctx: ScopeContext, topic: str, scope: ProjectScope,
     second = [i for i, _ in searcher.search(units + [[[t]] for t in extra], POOL,
                                             any_unit=True)] if extra else []
     near = ranking.leg_share(ctx.config.ranking, "semantic")
-    meaning = [i for i, _ in semantic.semantic_hits(ctx.config, ctx.index.directory, topic, POOL)
-               ] if near > 0 else []
-    fused = retrieval.fuse([(first, 1.0), (second, retrieval.FEEDBACK_SHARE), (meaning, near)])
+    meaning = semantic.semantic_leg(ctx.config, ctx.index.directory, topic, POOL) if near else []
+    fused = retrieval.fuse([(first, 1.0), (second, retrieval.FEEDBACK_SHARE)])
+    semantic.add_leg(fused, [(i, near * score) for i, score in meaning], 2)
     arts = artifacts_by_id(ctx.store, sorted(fused))
     reach = set(scope.reach)
     live = [
