@@ -27,8 +27,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_pass  # noqa: E402
-import bench_reads  # noqa: E402
+import bench_pass
+import bench_reads
 
 QUERIES = 200
 LOCAL = '\n[embedding]\nprovider = "local"\n'
