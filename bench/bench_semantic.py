@@ -70,7 +70,7 @@ def copy_instance(source: Path, dest: Path, extra_config: str) -> Path:
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns(".revetly"))
     toml = dest / "revetly.toml"
     toml.write_text(toml.read_text(encoding="utf-8") + extra_config, encoding="utf-8")
-    bench_pass.git(dest, "commit", "-q", "-am", "bench: configuration")
+    bench_pass.git(dest, "commit", "-q", "--allow-empty", "-am", "bench: configuration")
     return dest
 
 

@@ -2,13 +2,15 @@
 
 Nothing is downloaded: the weights and the tokenizer are package data of `wordllama`, opened
 here by path (the package's own loader looks for the tokenizer where the wheel does not put it
-and would then try the network).
+and would then try the network), and pooled here the way the package pools them.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.util
+import itertools
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,7 @@ WEIGHTS = f"weights/{MODEL}_{DIMENSIONS}.safetensors"
 TOKENIZER = f"tokenizers/{MODEL}_tokenizer_config.json"
 MODEL_ID = f"wordllama-{MODEL}-{DIMENSIONS}"
 METHOD = "semantic (local embeddings)"
-BATCH = 256
+BATCH = 128
 INSTALL_FIX = "pip install 'revetly-core[semantic]' (it ships the model), or remove [embedding]"
 
 
@@ -52,18 +54,43 @@ def local_refusal() -> Refusal | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Model:
+    tokenizer: Any
+    table: Any
+
+
 @functools.lru_cache(maxsize=1)
-def _model(folder: str) -> Any:
-    """The loaded model, once per process (half a second, 16 MB of weights)."""
+def _model(folder: str) -> _Model:
+    """The tokenizer (padding off) and the token table, once per process (half a second)."""
     from safetensors import safe_open
     from tokenizers import Tokenizer
-    from wordllama.inference import WordLlamaInference  # type: ignore[import-untyped]
 
     root = Path(folder)
     tokenizer = Tokenizer.from_file(str(root / TOKENIZER))
+    tokenizer.no_padding()
     with safe_open(str(root / WEIGHTS), framework="np", device="cpu") as weights:
         table = weights.get_tensor("embedding.weight")
-    return WordLlamaInference(table, tokenizer, binary=False)
+    return _Model(tokenizer, table)
+
+
+def mean_pool(table: Any, token_ids: list[list[int]]) -> Vectors:
+    """Each text's vector: the mean of its tokens' rows (WordLlama's pooling, without padding
+    every text to the batch's longest); a text with no token is a zero row."""
+    import numpy as np
+
+    lengths = np.fromiter((len(t) for t in token_ids), dtype=np.intp, count=len(token_ids))
+    out = np.zeros((len(token_ids), table.shape[1]), dtype=np.float32)
+    filled = lengths > 0
+    if not filled.any():
+        return out
+    flat = np.fromiter(itertools.chain.from_iterable(token_ids), dtype=np.int64,
+                       count=int(lengths.sum()))
+    np.clip(flat, 0, table.shape[0] - 1, out=flat)
+    rows = table[flat].astype(np.float32)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[filled]
+    out[filled] = np.add.reduceat(rows, starts, axis=0) / lengths[filled, None]
+    return out
 
 
 class LocalProvider:
@@ -76,14 +103,19 @@ class LocalProvider:
         self._folder = folder
 
     def embed(self, texts: list[str]) -> Vectors:
-        """Unit vectors for the texts (an empty list gives an empty matrix)."""
-        if not texts:
-            return unit_rows(_empty())
-        raw = _model(str(self._folder)).embed(texts, norm=False, batch_size=BATCH)
-        return unit_rows(raw)
+        """Unit vectors for the texts, BATCH at a time (an empty list gives an empty matrix)."""
+        import numpy as np
+
+        model = _model(str(self._folder))
+        parts = [_empty()]
+        for at in range(0, len(texts), BATCH):
+            encoded = model.tokenizer.encode_batch(texts[at : at + BATCH],
+                                                   add_special_tokens=False)
+            parts.append(mean_pool(model.table, [e.ids for e in encoded]))
+        return unit_rows(np.vstack(parts))
 
 
-def _empty() -> Any:
+def _empty() -> Vectors:
     import numpy as np
 
     return np.zeros((0, DIMENSIONS), dtype=np.float32)

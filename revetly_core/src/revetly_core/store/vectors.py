@@ -3,7 +3,8 @@
 Rows are keyed by artifact and by the digest of what was embedded (`embedding.chunks`), so a pass
 re-embeds an artifact only when its text or the model changed. A read loads the matrix once per
 generation (bumped by every write) and answers nearest neighbours by a dot product over unit
-vectors: brute force, measured in bench/bench_semantic.py.
+vectors: brute force on one thread (a BLAS thread pool's latency swings on a busy machine),
+measured in bench/bench_semantic.py.
 """
 
 from __future__ import annotations
@@ -162,7 +163,7 @@ def nearest(matrix: Matrix, query: npt.NDArray[np.float32], k: int) -> list[tupl
     """The k artifacts whose best chunk is most like the query (cosine), best first, ties by id."""
     if not matrix.ids or matrix.rows.shape[1] != query.shape[-1]:
         return []
-    per_chunk = matrix.rows @ query.reshape(-1)
+    per_chunk = np.einsum("ij,j->i", matrix.rows, query.reshape(-1))  # one thread, no BLAS pool
     per_artifact = np.maximum.reduceat(per_chunk, matrix.starts)
     k = min(k, len(matrix.ids))
     top = np.argpartition(-per_artifact, k - 1)[:k]
