@@ -62,7 +62,7 @@ class _Model:
 
 @functools.lru_cache(maxsize=1)
 def _model(folder: str) -> _Model:
-    """The tokenizer (padding off) and the token table, once per process (half a second)."""
+    """The tokenizer (padding off) and the token table as float32, once per process."""
     from safetensors import safe_open
     from tokenizers import Tokenizer
 
@@ -70,7 +70,7 @@ def _model(folder: str) -> _Model:
     tokenizer = Tokenizer.from_file(str(root / TOKENIZER))
     tokenizer.no_padding()
     with safe_open(str(root / WEIGHTS), framework="np", device="cpu") as weights:
-        table = weights.get_tensor("embedding.weight")
+        table = weights.get_tensor("embedding.weight").astype("float32")  # 32 MB; sums twice as fast
     return _Model(tokenizer, table)
 
 
@@ -87,7 +87,7 @@ def mean_pool(table: Any, token_ids: list[list[int]]) -> Vectors:
     flat = np.fromiter(itertools.chain.from_iterable(token_ids), dtype=np.int64,
                        count=int(lengths.sum()))
     np.clip(flat, 0, table.shape[0] - 1, out=flat)
-    rows = table[flat].astype(np.float32)
+    rows = table[flat]
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[filled]
     out[filled] = np.add.reduceat(rows, starts, axis=0) / lengths[filled, None]
     return out
