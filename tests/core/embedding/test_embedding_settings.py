@@ -39,7 +39,7 @@ def test_the_local_provider_resolves_where_the_extra_is_installed() -> None:
 def test_the_semantic_share_is_a_ranking_leg() -> None:
     config = parse_config({"ranking": {"semantic": 0.25}})
     assert leg_share(config.ranking, "semantic") == 0.25
-    assert leg_share({}, "semantic") == 0.5
+    assert leg_share({}, "semantic") == 0.25
 
 
 def test_the_manual_documents_every_provider() -> None:
