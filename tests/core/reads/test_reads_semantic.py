@@ -163,3 +163,13 @@ def test_the_semantic_score_is_added_to_what_the_words_gave() -> None:
     add_leg(fused, [("B", 0.5), ("C", 0.25)], 3)
     assert fused == {"A": (1.0, frozenset({0})), "B": (1.3, frozenset({0, 3})),
                      "C": (0.25, frozenset({3}))}
+
+
+def test_a_provider_down_during_the_pass_leaves_the_keyword_index_current(
+    instance: Instance,
+) -> None:
+    dead = (f'\n[embedding]\nprovider = "openai-compatible"\napi_url = '
+            f'"http://127.0.0.1:{free_port()}/v1"\nmodel = "m"\ntimeout_seconds = 2\n')
+    inst = stories(instance, dead)
+    assert inst.engine().index.revision() is not None
+    assert not VectorStore(inst.root / ".revetly" / "index").present()

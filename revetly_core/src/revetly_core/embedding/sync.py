@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from revetly_core.embedding.chunks import chunks_digest, embedding_chunks
 from revetly_core.embedding.provider import Provider
 from revetly_core.model import Artifact
+from revetly_core.refusal import Refusal
 from revetly_core.store.vectors import Embedded, VectorStore
 
 if TYPE_CHECKING:
@@ -85,7 +86,6 @@ def pass_vectors(store: Store, index_folder: Path, config: Config, changed: set[
     """The pass's vector step (nothing on a lite instance). Vectors are a cache like the keyword
     index: a provider that fails is logged and the next pass brings them up to date."""
     from revetly_core.embedding.resolve import open_provider
-    from revetly_core.refusal import Refusal
 
     vectors = VectorStore(index_folder)
     try:
@@ -100,6 +100,10 @@ def pass_vectors(store: Store, index_folder: Path, config: Config, changed: set[
         docs = [a for a in (store.get(i) for i in sorted(changed)) if a is not None]
         return update_vectors(vectors, provider, docs, changed - {a.id for a in docs},
                               every=False, revision=revision)
-    except (Refusal, OSError, ValueError) as exc:
-        log.warning("vectors not updated (the next pass retries): %s", exc)
+    except Refusal as refusal:
+        log.warning("vectors not updated (the next pass retries): %s", refusal)
+        return None
+    except Exception as exc:  # a cache, like the keyword index: never the pass's failure
+        log.warning("vectors not updated (the next pass retries): %s: %s",
+                    type(exc).__name__, exc)
         return None
