@@ -4,6 +4,7 @@
     python bench/eval_real.py CORPUS_DIR [CORPUS_DIR ...]            # one table per corpus
     python bench/eval_real.py CORPUS_DIR --ablate                    # plus one line per switch
     python bench/eval_real.py CORPUS_DIR --work DIR --json OUT.json  # keep the instances, save numbers
+    python bench/eval_real.py CORPUS_DIR --embedding local           # keyword-only, semantic-only, fused
     nox -s eval -- CORPUS_DIR ...
 
 A corpus folder holds `corpus/` (a Backlog.md repository with its git history) and `labels/`
@@ -214,12 +215,15 @@ class PlainIndex:
 
 
 # ------------------------------------------------------------------------------ Revetly
-def open_instance(corpus: Path, inst: Path) -> Any:
-    """The instance over corpus, made as a user makes it (init --from backlog-md) and synced."""
+def open_instance(corpus: Path, inst: Path, embedding: str | None = None) -> Any:
+    """The instance over corpus, made as a user makes it (init --from backlog-md) and synced;
+    with embedding, its revetly.toml declares that [embedding] provider before the pass."""
     from revetly_core import Engine
 
     if not (inst / "revetly.toml").is_file():
         Engine.init(inst, source=("backlog-md", str(corpus)))
+    if embedding is not None:
+        declare_embedding(inst / "revetly.toml", embedding)
     engine = Engine.open(inst)
     engine.sync()
     return engine
@@ -231,6 +235,50 @@ def with_ranking(engine: Any, overrides: dict[str, float]) -> Any:
 
     ranking = {**engine.config.ranking, **overrides}
     return Engine(engine.root, engine.config.model_copy(update={"ranking": ranking}))
+
+
+def declare_embedding(toml: Path, provider: str) -> None:
+    """Set (or replace) the instance's [embedding] section to name this provider."""
+    text = re.sub(r"\n\[embedding\]\n(?:[^\[].*\n?)*", "\n", toml.read_text(encoding="utf-8"))
+    toml.write_text(text.rstrip("\n") + f'\n\n[embedding]\nprovider = "{provider}"\n',
+                    encoding="utf-8")
+
+
+SEMANTIC_SHARES = (0.25, 0.5, 0.75, 1.0)
+"""The semantic leg's shares the fused lines are measured at (the default is one of them)."""
+
+
+def semantic_only(engine: Any, families: frozenset[str]) -> Callable[[str], list[str]]:
+    """The semantic leg alone: its nearest artifacts by cosine, commits skipped."""
+    from revetly_core.reads.search import POOL
+    from revetly_core.reads.semantic import semantic_hits
+    from revetly_core.store.db import Store
+
+    store = Store(engine.paths.db, readonly=True)
+
+    def search(query: str) -> list[str]:
+        ranked = []
+        for artifact_id, _ in semantic_hits(engine.config, engine.index.directory, query, POOL):
+            a = store.get(artifact_id)
+            if a is not None and a.type != "commit" and not a.deleted:
+                ranked.append(id_number(artifact_id, families))
+            if len(ranked) == TOP:
+                break
+        return ranked
+    return search
+
+
+def score_semantic(engine: Any, labels: Labels, families: frozenset[str]) -> dict[str, Any]:
+    """keyword-only (share 0), semantic-only, and fused at each of SEMANTIC_SHARES."""
+    out: dict[str, Any] = {
+        "keyword-only": score_sets(revetly_search(with_ranking(engine, {"semantic": 0.0}), families),
+                                   labels, families),
+        "semantic-only": score_sets(semantic_only(engine, families), labels, families),
+    }
+    for share in SEMANTIC_SHARES:
+        out[f"fused {share}"] = score_sets(
+            revetly_search(with_ranking(engine, {"semantic": share}), families), labels, families)
+    return out
 
 
 def revetly_search(engine: Any, families: frozenset[str]) -> Callable[[str], list[str]]:
@@ -379,11 +427,11 @@ def fmt_sets(result: dict[str, dict[str, float | int]]) -> str:
                      for name, r in result.items())
 
 
-def evaluate(folder: Path, work: Path, ablate: bool) -> dict[str, Any]:
+def evaluate(folder: Path, work: Path, ablate: bool, embedding: str | None = None) -> dict[str, Any]:
     corpus, labels = folder / "corpus", Labels.read(folder / "labels")
     families = task_families(corpus)
     t0 = time.time()
-    engine = open_instance(corpus, work / folder.name / "inst")
+    engine = open_instance(corpus, work / folder.name / "inst", embedding)
     plain = PlainIndex(plain_items(corpus, families))
     report: dict[str, Any] = {"corpus": str(folder), "plain_items": plain.count}
     report["fts5"] = score_sets(plain.search, labels, families)
@@ -398,6 +446,8 @@ def evaluate(folder: Path, work: Path, ablate: bool) -> dict[str, Any]:
                              labels, families)
             for name, overrides in ablation_switches()
         }
+    if embedding is not None:
+        report["semantic"] = score_semantic(engine, labels, families)
     report["seconds"] = round(time.time() - t0, 1)
     return report
 
@@ -420,6 +470,10 @@ def print_report(r: dict[str, Any]) -> None:
     if "structure" in r:
         s = r["structure"]
         print("(d) structure " + ", ".join(f"{k} {v['read']:.3f} of {v['n']}" for k, v in s.items()))
+    if "semantic" in r:
+        print("semantic leg (R@1/R@5/MRR):")
+        for name, result in r["semantic"].items():
+            print(f"  {name:24} {fmt_sets(result)}")
     if "ablation" in r:
         print("ablation (R@1/R@5/MRR):")
         print(f"  {'defaults':24} {fmt_sets(r['revetly'])}")
@@ -433,6 +487,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, help="where instances are made (kept; synced when there)")
     ap.add_argument("--ablate", action="store_true", help="one line per signal and leg switched")
     ap.add_argument("--json", type=Path, help="also write the numbers here")
+    ap.add_argument("--embedding", choices=("local",),
+                    help="declare this [embedding] provider and report the semantic leg")
     args = ap.parse_args(argv)
     for folder in args.corpora:
         if not (folder / "corpus").is_dir() or not (folder / "labels").is_dir():
@@ -442,7 +498,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         work = args.work or Path(tmp)
         reports = []
         for folder in args.corpora:
-            report = evaluate(folder.resolve(), work.resolve(), args.ablate)
+            report = evaluate(folder.resolve(), work.resolve(), args.ablate, args.embedding)
             print_report(report)
             reports.append(report)
     if args.json:

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from revetly_core.embedding.settings import EmbeddingSection
 from revetly_core.ids import DEFAULT_FAMILIES
 from revetly_core.model import ARTIFACT_TYPES, DEFAULT_PARENTS, WORK_ITEM_STATUSES, WORK_ITEM_TYPES
 from revetly_core.refusal import Refusal
@@ -293,7 +294,7 @@ class ServedSection(_Strict):
 
 
 RANKING_SIGNALS = ("exact-id", "recency", "provenance", "link-count", "kind", "superseded")
-RANKING_LEGS = ("feedback",)
+RANKING_LEGS = ("feedback", "semantic")
 """[ranking] also sets the share of each optional leg (0 switches the leg off)."""
 
 
@@ -311,6 +312,8 @@ class Config(_Strict):
     index: IndexSection = Field(default_factory=IndexSection)
     auth: AuthSection = Field(default_factory=AuthSection)
     served: ServedSection = Field(default_factory=ServedSection)
+    embedding: EmbeddingSection | None = None
+    """[embedding]: the semantic leg's provider; absent (or provider = "none") is lite."""
 
     @field_validator("ranking")
     @classmethod

@@ -8,11 +8,11 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from gitrepo import Instance
 from revetly_core.surface import TOOLS, Surface
 from revetly_core.surface.catalogue import TOOLS_BY_NAME
 
 from revetly_core import Engine
+from tests.core.gitrepo import Instance
 
 NAMES = [spec.name for spec in TOOLS]
 

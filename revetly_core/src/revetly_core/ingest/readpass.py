@@ -26,6 +26,7 @@ from revetly_core.connectors.base import (
 from revetly_core.connectors.commits import CommitsConnector
 from revetly_core.connectors.repository import RepositoryConnector
 from revetly_core.connectors.sources import declared_sources
+from revetly_core.embedding.sync import pass_vectors
 from revetly_core.fsread import display_path
 from revetly_core.ids import IdResolver, id_key
 from revetly_core.ingest.linker import (
@@ -179,6 +180,8 @@ def _run_locked(
                       revision=revision, progress=progress)
     except Exception as exc:  # the index is a cache: the next pass sees it torn and rebuilds it
         log.warning("keyword index update failed (rebuilt on the next pass): %s", exc)
+    pass_vectors(store, index.directory, config, changed | prior_ids, revision,
+                 full=full or index_torn)
     return PassResult(pass_id, outcome, full, revision, started, ended, source_rows, totals,
                       len(store.problems()))
 

@@ -21,6 +21,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
 
 LEG_SHARES: dict[str, float] = {
     "feedback": 0.0,
+    "semantic": 0.25,
 }
 """Leg name -> how much its best row counts against the keyword leg's best (0 switches it off);
 revetly.toml [ranking] overrides it like a signal weight."""

@@ -11,7 +11,7 @@ from revetly_core.answers.search import Fact, LinkEntry, Passage, SearchAnswer, 
 from revetly_core.config import Config
 from revetly_core.ids import IdFinder, IdResolver, id_key
 from revetly_core.model import WORK_ITEM_TYPES, Artifact
-from revetly_core.reads import ranking, retrieval
+from revetly_core.reads import ranking, retrieval, semantic
 from revetly_core.reads.budget import Cut, fit, read_budget
 from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
 from revetly_core.reads.marks import row_marks
@@ -37,9 +37,9 @@ FACTS_NEAR_TOP = 3
 METHOD_KEYWORD = "keyword (english stemming)"
 METHOD_FEEDBACK = "keyword (english stemming, feedback terms)"
 METHOD_REVISES = "revises"
-RECORDS_LEG, COMMITS_LEG, FEEDBACK_LEG, PULLED_LEG = 0, 1, 2, 3
+RECORDS_LEG, COMMITS_LEG, FEEDBACK_LEG, SEMANTIC_LEG, PULLED_LEG = 0, 1, 2, 3, 4
 """The legs a row can stand on: the keyword leg over records, over commits (each population on
-its own statistics), the feedback leg, and a PULL_REVISING pull."""
+its own statistics), the feedback leg, the semantic leg ([embedding]), and a PULL_REVISING pull."""
 LITE_ABSENT: Absent = {"absent": True, "reason": "lite"}
 INFERRED_VALUES = (None, "all")
 FACT_RELATIONS = {"parent": "hangs under", "delivers": "delivers", "supersedes": "supersedes",
@@ -297,7 +297,11 @@ def search_context(
     commits = searcher.search(units, POOL, enough=AND_ENOUGH, population="commits")
     share = ranking.leg_share(config.ranking, "feedback")
     second = _feedback_leg(store, searcher, units, first, share) if share > 0 else []
+    near = ranking.leg_share(config.ranking, "semantic")
+    meaning = semantic.semantic_leg(config, index.directory, text, POOL) if near > 0 else []
     fused = retrieval.fuse_scores([(first, 1.0), (commits, 1.0), (second, share)])
+    semantic.add_leg(fused, retrieval.relative_scores(meaning, near), SEMANTIC_LEG)
+    label = semantic.semantic_method(config) if meaning else ""
     gathered, withheld = _gather(store, fused, scope, deleted)
     order = _rank(config, store, gathered, text)
     rows = {g.artifact.id: g for g in gathered}
@@ -312,13 +316,13 @@ def search_context(
             rows[note] = Gathered(pulled, 0.0, frozenset({PULLED_LEG}))
     served = order[:limit]
     served_set = set(served)
-    artifacts = [_artifact_row(store, rows[i], served_set, deleted, scope) for i in served]
+    artifacts = [_artifact_row(store, rows[i], served_set, deleted, scope, label) for i in served]
     passages: list[Passage] = []
     for i in served:
         found = best_passage(rows[i].artifact.body, words)
         if found is not None:
             passages.append({"artifact_id": i, "text": found[0], "words": found[1],
-                             "method": _method(rows[i])})
+                             "method": _method(rows[i], label)})
     titles = {i: rows[i].artifact.title for i in served}
     facts, declared_count, not_near = _facts(store, served, titles, words, limit)
     payload: SearchAnswer = {
@@ -458,15 +462,19 @@ class _NoKey:
 _NO_KEY = _NoKey()
 
 
-def _method(g: Gathered) -> str:
-    """Which leg reached the row: the keyword leg, the feedback leg only, or a revises pull."""
+def _method(g: Gathered, semantic_label: str = "") -> str:
+    """Which leg reached the row: the keyword leg, the feedback leg, the semantic leg alone
+    (named by its provider), or a revises pull."""
     if g.legs & {RECORDS_LEG, COMMITS_LEG}:
         return METHOD_KEYWORD
+    if g.legs == {SEMANTIC_LEG}:
+        return semantic_label
     return METHOD_REVISES if PULLED_LEG in g.legs else METHOD_FEEDBACK
 
 
 def _artifact_row(
-    store: Store, g: Gathered, served: set[str], deleted: str | None, scope: ProjectScope
+    store: Store, g: Gathered, served: set[str], deleted: str | None, scope: ProjectScope,
+    semantic_label: str = "",
 ) -> SearchArtifact:
     a = g.artifact
     row: SearchArtifact = {
@@ -477,7 +485,7 @@ def _artifact_row(
         "status": a.status,
         "summary": summary(a.title, a.body),
         "source_updated_at": a.source_updated_at,
-        "method": _method(g),
+        "method": _method(g, semantic_label),
         "links": _links_map(store, a.id, served, deleted),
     }
     if scope.multi:

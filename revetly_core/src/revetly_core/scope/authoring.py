@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from revetly_core.answers.scope import AuthoringAnswer
 from revetly_core.model import STATEMENT_NOTE_TYPES, WORK_ITEM_TYPES
-from revetly_core.reads import retrieval
+from revetly_core.reads import ranking, retrieval, semantic
 from revetly_core.reads.budget import Cut, fit, payload_bytes, read_budget
 from revetly_core.reads.envelope import ProjectScope, envelope, resolve_project
 from revetly_core.reads.marks import row_marks
@@ -70,7 +70,10 @@ def nearest_backlog(ctx: ScopeContext, topic: str, scope: ProjectScope,
     extra = feedback_terms([a.title + "\n" + a.body for a in best], own, searcher)
     second = [i for i, _ in searcher.search(units + [[[t]] for t in extra], POOL,
                                             any_unit=True)] if extra else []
+    near = ranking.leg_share(ctx.config.ranking, "semantic")
+    meaning = semantic.semantic_leg(ctx.config, ctx.index.directory, topic, POOL) if near else []
     fused = retrieval.fuse([(first, 1.0), (second, retrieval.FEEDBACK_SHARE)])
+    semantic.add_leg(fused, [(i, near * score) for i, score in meaning], 2)
     arts = artifacts_by_id(ctx.store, sorted(fused))
     reach = set(scope.reach)
     live = [
@@ -79,7 +82,9 @@ def nearest_backlog(ctx: ScopeContext, topic: str, scope: ProjectScope,
         and not a.metadata.get("withheld")
     ]
     live.sort(key=lambda i: (-fused[i][0], i))
-    return [(i, METHOD_KEYWORD if 0 in fused[i][1] else METHOD_FEEDBACK) for i in live[:limit]]
+    label = semantic.semantic_method(ctx.config) if meaning else ""
+    return [(i, METHOD_KEYWORD if 0 in fused[i][1] else METHOD_FEEDBACK if 1 in fused[i][1]
+             else label) for i in live[:limit]]
 
 
 def slim_brief(ctx: ScopeContext, artifact_id: str, method: str) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from revetly_core.config import load_config
+from revetly_core.embedding.resolve import provider_refusal
 from revetly_core.engine import Engine
 from revetly_core.instance.layout import locate_instance
 from revetly_core.refusal import Refusal
@@ -27,6 +28,16 @@ def is_declaration_refusal(refusal: Refusal) -> bool:
     """Whether a refusal at open is about the instance's declaration (a setting that does not add
     up, an unreadable revetly.toml): served as every tool's answer rather than stopping the server."""
     return refusal.code == "refused"
+
+
+def open_engine(root: Path) -> Engine:
+    """The engine over a declaration that adds up and whose [embedding] provider resolves;
+    either failing is raised as the declaration refusal the surface serves on every tool."""
+    config = load_config(root)
+    refusal = provider_refusal(config)
+    if refusal is not None:
+        raise refusal
+    return Engine(root, config)
 
 
 def write_refusal(payload: dict[str, Any]) -> dict[str, Any]:
@@ -56,7 +67,7 @@ class Surface:
         undeclared project, is raised (nothing to serve); a declaration refusal is served."""
         root = locate_instance(instance)
         try:
-            engine = Engine(root, load_config(root))
+            engine = open_engine(root)
         except Refusal as refusal:
             if not is_declaration_refusal(refusal):
                 raise
@@ -70,7 +81,7 @@ class Surface:
     def engine(self) -> Engine:
         """The engine, read again from disk while the declaration is refused (raises it)."""
         if self._engine is None:
-            engine = Engine(self._root, load_config(self._root))
+            engine = open_engine(self._root)
             self.bound = declared_binding(engine.config, self._project)
             self._engine = engine
         return self._engine
