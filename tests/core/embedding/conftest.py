@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-SUPPORT = Path(__file__).resolve().parents[2] / "support"
-sys.path.insert(0, str(SUPPORT))
+from tests.support.fake_embeddings import TOKEN
+from tests.support.processes import Server, free_port, python
 
-from fake_embeddings import TOKEN  # noqa: E402
-from processes import Server, free_port, python  # noqa: E402
+SUPPORT = Path(__file__).resolve().parents[2] / "support"
 
 
 @pytest.fixture(scope="session")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fake_embeddings import TOKEN
-from processes import free_port
 from revetly_core.embedding.openai_compatible import (
     endpoint,
     open_openai_compatible,
@@ -14,6 +12,9 @@ from revetly_core.embedding.openai_compatible import (
 )
 from revetly_core.embedding.settings import EmbeddingSection
 from revetly_core.refusal import Refusal
+
+from tests.support.fake_embeddings import TOKEN
+from tests.support.processes import free_port
 
 
 def section(url: str, **kw: object) -> EmbeddingSection:

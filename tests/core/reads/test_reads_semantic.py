@@ -3,21 +3,19 @@ unchanged, incremental re-embedding against a real endpoint, and the refusal on 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
-from gitrepo import Instance, md
 from revetly_core.reads.semantic import by_rank
 from revetly_core.store.vectors import VectorStore
 from revetly_core.surface.surface import Surface
 
-SUPPORT = Path(__file__).resolve().parents[2] / "support"
-sys.path.insert(0, str(SUPPORT))
+from tests.core.gitrepo import Instance, md
+from tests.support.fake_embeddings import TOKEN
+from tests.support.processes import Server, free_port, python
 
-from fake_embeddings import TOKEN  # noqa: E402
-from processes import Server, free_port, python  # noqa: E402
+SUPPORT = Path(__file__).resolve().parents[2] / "support"
 
 LOCAL = '\n[embedding]\nprovider = "local"\n'
 QUERY = "authentication via company account"
