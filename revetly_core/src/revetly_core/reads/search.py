@@ -14,10 +14,11 @@ from revetly_core.reads import ranking, retrieval
 from revetly_core.reads.budget import Cut, fit, read_budget
 from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
 from revetly_core.reads.marks import row_marks
-from revetly_core.reads.text import STOPWORDS, best_passage, light_stem, query_words, summary
+from revetly_core.reads.text import best_passage, light_stem, query_words, summary
 from revetly_core.refusal import Refusal
 from revetly_core.store.db import Store
 from revetly_core.store.keyword import Alternatives, KeywordIndex, KeywordSearcher
+from revetly_core.store.stopwords import STOPWORDS
 
 MAX_QUERY_CHARS = 2_000
 MAX_LIMIT = 50

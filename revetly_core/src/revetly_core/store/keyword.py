@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from revetly_core.model import Artifact
-from revetly_core.reads.text import STOPWORDS
+from revetly_core.store.stopwords import STOPWORDS
 
 INDEX_FORMAT = 5
 """Bumped when what the index holds or how it tokenizes changes: the next pass rebuilds it."""
