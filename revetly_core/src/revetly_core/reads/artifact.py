@@ -45,7 +45,7 @@ from typing import Any
 from revetly_core.config import Config
 from revetly_core.ids import id_key
 from revetly_core.model import COMMIT_TYPE, Artifact
-from revetly_core.reads.backlog import ROW_COLUMNS, compact_row, serve_key
+from revetly_core.reads.backlog import compact_row, serve_key
 from revetly_core.reads.budget import (
     BUDGET_REASON,
     Cut,
@@ -57,7 +57,8 @@ from revetly_core.reads.budget import (
 from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
 from revetly_core.reads.marks import revised_by, row_marks
 from revetly_core.refusal import Refusal
-from revetly_core.store.db import Store, row_to_artifact
+from revetly_core.store.db import Store
+from revetly_core.store.queries_artifact import LinkState
 
 HISTORY_PAGE = 50
 MAX_ID_CHARS = 200
@@ -75,7 +76,6 @@ NAMING_COMMITS_LISTED = 10
 AMBIGUOUS_LISTED = 5
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _METHOD_RANK = {"declared": 0, "explicit-ref": 1, "title-mention": 2}
-_CHUNK = 500
 ROLLUP_SHARE = 4
 """Over budget, the rollup's id lists get at most 1/ROLLUP_SHARE of it before nodes are cut."""
 
@@ -105,9 +105,7 @@ def _check_id(artifact_id: object) -> str:
 def resolve_sha_prefix(store: Store, prefix: str) -> str | None:
     """The commit a hex prefix of at least 7 digits names, when exactly one does; None when
     none does; a refusal naming the candidates when several do."""
-    rows = [r[0] for r in store.conn.execute(
-        "SELECT id FROM artifacts WHERE type=? AND id >= ? AND id < ? ORDER BY id LIMIT ?",
-        (COMMIT_TYPE, prefix, prefix + "g", AMBIGUOUS_LISTED + 1))]
+    rows = store.commit_ids_from(prefix, AMBIGUOUS_LISTED + 1)
     if len(rows) > 1:
         shown = rows[:AMBIGUOUS_LISTED]
         many = str(len(rows)) if len(rows) <= AMBIGUOUS_LISTED else f"over {AMBIGUOUS_LISTED}"
@@ -121,10 +119,7 @@ def naming_commits(store: Store, a: Artifact,
                    listed: int = NAMING_COMMITS_LISTED) -> dict[str, Any] | None:
     """The commits whose messages name this artifact (incoming links from commits), newest
     first: at most `listed` of them, and how many there are; None when none does."""
-    rows = list(store.conn.execute(
-        "SELECT c.id, c.title, c.created_at, l.detail FROM links l JOIN artifacts c ON "
-        "c.id=l.src WHERE l.dst=? AND l.invalid_at IS NULL AND c.type=? AND c.deleted=0 "
-        "ORDER BY c.created_at DESC, c.id", (a.id, COMMIT_TYPE)))
+    rows = store.naming_commits(a.id)
     if not rows:
         return None
     seen: dict[str, dict[str, Any]] = {}
@@ -166,12 +161,7 @@ def _lookup(store: Store, artifact_id: str) -> Artifact | None:
     key = id_key(artifact_id)
     if key is None:
         return None
-    like = key.family.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "-%"
-    held = sorted(
-        r[0] for r in store.conn.execute(
-            "SELECT id FROM artifacts WHERE id LIKE ? ESCAPE '\\'", (like,)
-        ) if id_key(r[0]) == key
-    )
+    held = sorted(i for i in store.ids_of_family(key.family) if id_key(i) == key)
     return store.get(held[0]) if held else None
 
 
@@ -207,37 +197,22 @@ def _withheld(store: Store, a: Artifact) -> dict[str, Any]:
 def _history_count(store: Store, a: Artifact) -> int:
     if not a.source_path:
         return 0
-    row = store.conn.execute(
-        "SELECT COUNT(*) FROM history WHERE source=? AND path=?", (a.source, a.source_path)
-    ).fetchone()
-    return int(row[0])
+    return store.history_count(a.source, a.source_path)
 
 
 def _declared_links(store: Store, a: Artifact) -> dict[str, list[str]]:
     out: dict[str, set[str]] = {}
-    for r in store.live_links("src=? AND method='declared'", (a.id,)):
-        out.setdefault(r["relation"], set()).add(r["dst"])
+    for relation, dst in store.declared_targets(a.id):
+        out.setdefault(relation, set()).add(dst)
     return {rel: sorted(ids) for rel, ids in sorted(out.items())}
 
 
-def _ids_where(store: Store, ids: Iterable[str], condition: str) -> set[str]:
-    """Those of ids whose artifact row meets the SQL condition, read in chunks."""
-    wanted = sorted(set(ids))
-    found: set[str] = set()
-    for start in range(0, len(wanted), _CHUNK):
-        part = wanted[start : start + _CHUNK]
-        marks = ",".join("?" * len(part))
-        found.update(r[0] for r in store.conn.execute(
-            f"SELECT id FROM artifacts WHERE {condition} AND id IN ({marks})", tuple(part)))
-    return found
-
-
 def _deleted_ids(store: Store, ids: Iterable[str]) -> set[str]:
-    return _ids_where(store, ids, "deleted=1")
+    return store.deleted_among(list(ids))
 
 
 def _held_ids(store: Store, ids: Iterable[str]) -> set[str]:
-    return _ids_where(store, ids, "1")
+    return store.held_among(list(ids))
 
 
 def _brief(store: Store, a: Artifact, scope: ProjectScope) -> dict[str, Any]:
@@ -299,39 +274,30 @@ def _brief(store: Store, a: Artifact, scope: ProjectScope) -> dict[str, Any]:
 
 
 def _links(store: Store, a: Artifact, deleted: str | None) -> list[dict[str, Any]]:
-    if deleted == "only":
-        state = "invalid_at IS NOT NULL"
-    elif deleted == "include":
-        state = "1"
-    else:
-        state = "invalid_at IS NULL"
-    rows = list(store.conn.execute(
-        f"SELECT *, 'out' AS direction FROM links WHERE src=? AND {state} "
-        f"UNION ALL SELECT *, 'in' AS direction FROM links WHERE dst=? AND src != dst AND {state}",
-        (a.id, a.id),
-    ))
-    others = [r["dst"] if r["direction"] == "out" else r["src"] for r in rows]
+    state: LinkState = "retired" if deleted == "only" else "any" if deleted == "include" else "live"
+    rows = store.links_of(a.id, state)
+    others = [r.dst if r.direction == "out" else r.src for r in rows]
     gone = _deleted_ids(store, others)
     held = _held_ids(store, others)
     served: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
     for r, other in zip(rows, others, strict=True):
         entry: dict[str, Any] = {
-            "relation": r["relation"], "method": r["method"], "direction": r["direction"],
+            "relation": r.relation, "method": r.method, "direction": r.direction,
             "other": other,
         }
-        detail = json.loads(r["detail"] or "{}")
+        detail = json.loads(r.detail or "{}")
         if detail:
             entry["detail"] = detail
         if other in gone:
             entry["other_deleted"] = True
         elif other not in held:
             entry["other_held"] = False
-        if r["invalid_at"] is not None:
+        if r.invalid_at is not None:
             entry["retracted"] = True
-            entry["retracted_at"] = r["invalid_at"]
+            entry["retracted_at"] = r.invalid_at
         key = (
-            r["invalid_at"] is not None, r["direction"] != "out",
-            _METHOD_RANK.get(r["method"], len(_METHOD_RANK)), r["relation"], other, r["method"],
+            r.invalid_at is not None, r.direction != "out",
+            _METHOD_RANK.get(r.method, len(_METHOD_RANK)), r.relation, other, r.method,
         )
         served.append((key, entry))
     served.sort(key=lambda s: s[0])
@@ -360,20 +326,15 @@ class _HistoryPage:
 
 
 def _history(store: Store, a: Artifact, history_after: str) -> _HistoryPage:
-    rows: list[Any] = []
-    if a.source_path:
-        rows = list(store.conn.execute(
-            "SELECT revision, at, change, author, summary FROM history WHERE source=? AND path=?",
-            (a.source, a.source_path),
-        ))
-    timed = sorted(((_utc(r["at"]), r) for r in rows), key=lambda t: (
-        t[0] or dt.datetime.min.replace(tzinfo=dt.UTC), t[1]["revision"]))
+    rows = store.history_of(a.source, a.source_path) if a.source_path else []
+    timed = sorted(((_utc(r.at), r) for r in rows), key=lambda t: (
+        t[0] or dt.datetime.min.replace(tzinfo=dt.UTC), t[1].revision))
     start = 0
     after = history_after.strip()
     if after:
-        hits = [i for i, (_, r) in enumerate(timed) if r["revision"] == after.lower()]
+        hits = [i for i, (_, r) in enumerate(timed) if r.revision == after.lower()]
         if not hits and len(after) >= MIN_SHA_PREFIX and _HEX.match(after):
-            hits = [i for i, (_, r) in enumerate(timed) if r["revision"].startswith(after.lower())]
+            hits = [i for i, (_, r) in enumerate(timed) if r.revision.startswith(after.lower())]
             if len(hits) > 1:
                 raise _invalid(
                     "history_after", f"history_after {after!r} names {len(hits)} revisions",
@@ -396,11 +357,11 @@ def _history(store: Store, a: Artifact, history_after: str) -> _HistoryPage:
     window = timed[start : start + HISTORY_PAGE]
     entries: list[dict[str, Any]] = []
     for _, r in window:
-        entry: dict[str, Any] = {"revision": r["revision"], "at": r["at"], "change": r["change"]}
-        if r["author"]:
-            entry["author"] = r["author"]
-        if r["summary"]:
-            entry["summary"] = r["summary"]
+        entry: dict[str, Any] = {"revision": r.revision, "at": r.at, "change": r.change}
+        if r.author:
+            entry["author"] = r.author
+        if r.summary:
+            entry["summary"] = r.summary
         entries.append(entry)
     return _HistoryPage(entries, len(timed), start + HISTORY_PAGE < len(timed), history_after,
                         [e["revision"] for e in entries])
@@ -562,18 +523,8 @@ class _Walk:
 
 def _children(store: Store, parents: list[str], scope: ProjectScope) -> dict[str, list[Artifact]]:
     out: dict[str, list[Artifact]] = {}
-    project_sql, project_params = scope.sql("a")
-    cols = ", ".join(c if " AS " in c else f"a.{c}" for c in (p.strip() for p in ROW_COLUMNS.split(",")))
-    for start in range(0, len(parents), _CHUNK):
-        part = parents[start : start + _CHUNK]
-        marks = ",".join("?" * len(part))
-        for r in store.conn.execute(
-            f"SELECT l.dst AS under, {cols} FROM links l JOIN artifacts a ON a.id = l.src "
-            f"WHERE l.dst IN ({marks}) AND l.relation='parent' AND l.method='declared' "
-            f"AND l.invalid_at IS NULL AND {project_sql}",
-            (*part, *project_params),
-        ):
-            out.setdefault(r["under"], []).append(row_to_artifact(r))
+    for under, child in store.children_of(parents, scope.reach):
+        out.setdefault(under, []).append(child)
     for kids in out.values():
         kids.sort(key=serve_key)
     return out
