@@ -164,10 +164,10 @@ def check_instance(root: Path, config: Config, store: Store | None) -> dict[str,
     commit_ids: set[str] = set()
     held_ids = set(arts)
     if store is not None:
-        for row in store.conn.execute("SELECT id, type FROM artifacts"):
-            held_ids.add(row[0])
-            if row[1] == "commit":
-                commit_ids.add(row[0])
+        for aid, typ in store.ids_and_types():
+            held_ids.add(aid)
+            if typ == "commit":
+                commit_ids.add(aid)
     resolver = IdResolver(held_ids)
     dangling: list[dict[str, Any]] = []
     have_commits = store is not None and bool(config.connectors.commits)

@@ -86,9 +86,7 @@ def context_health(config: Config, store: Store, index: KeywordIndex) -> dict[st
     hist = history_block(sources)
     if hist is not None:
         payload["history"] = hist
-    unparsed = store.conn.execute(
-        "SELECT source, COUNT(*) FROM artifacts WHERE criteria_unparsed=1 AND deleted=0 "
-        "GROUP BY source ORDER BY source").fetchall()
+    unparsed = store.unparsed_criteria_by_source()
     if unparsed:
-        payload["criteria_unparsed"] = {r[0]: r[1] for r in unparsed}
+        payload["criteria_unparsed"] = unparsed
     return payload

@@ -107,6 +107,20 @@ class ArtifactQueries:
             f"invalid_at, 'in' FROM links WHERE dst=? AND src != dst AND {where}",
             (artifact_id, artifact_id))]
 
+    def live_superseders(self, artifact_id: str) -> list[str]:
+        """Live, undeleted notes with a supersedes link to the artifact, sorted."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT l.src FROM links l JOIN artifacts a ON a.id = l.src WHERE l.dst=? "
+            "AND l.relation='supersedes' AND l.invalid_at IS NULL AND a.deleted=0 ORDER BY l.src",
+            (artifact_id,))]
+
+    def revising_notes(self, artifact_id: str) -> list[tuple[str, str, str | None]]:
+        """(note, link detail JSON, note's created_at) of live undeleted notes revising it."""
+        return [(r[0], r[1], r[2]) for r in self.conn.execute(
+            "SELECT l.src, l.detail, a.created_at FROM links l JOIN artifacts a ON a.id = l.src "
+            "WHERE l.dst=? AND l.relation='revises' AND l.invalid_at IS NULL AND a.deleted=0",
+            (artifact_id,))]
+
     def declared_targets(self, artifact_id: str) -> list[tuple[str, str]]:
         """(relation, dst) of an artifact's live declared links, sorted."""
         return [(r[0], r[1]) for r in self.conn.execute(
