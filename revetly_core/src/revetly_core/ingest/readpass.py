@@ -45,9 +45,10 @@ from revetly_core.ingest.statements import statement_rows
 from revetly_core.instance.layout import InstancePaths
 from revetly_core.model import Artifact, Link
 from revetly_core.refusal import Refusal
-from revetly_core.store.db import _ART_COLS, Store, artifact_row
+from revetly_core.store.db import Store
 from revetly_core.store.keyword import KeywordIndex
 from revetly_core.store.queries_pass import COMPARED_COLUMNS
+from revetly_core.store.rows import _ART_COLS, artifact_row
 
 log = logging.getLogger("revetly.ingest")
 
@@ -338,8 +339,8 @@ def _relink(
     if full or len(changed) > IN_MEMORY_RELINK:
         resolver: Resolver = IdResolver(store.all_ids())
         index = TitleIndex()
-        for aid, phrase in store.all_phrases():
-            index.add(aid, [tuple(phrase.split(" "))])
+        for owner, spelled in store.all_phrases():
+            index.add(owner, [tuple(spelled.split(" "))])
         linker = Linker(config.ids.families, resolver, index, aliases=config.id_aliases,
                         dotted=config.dotted_families)
     else:

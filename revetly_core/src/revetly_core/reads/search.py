@@ -207,7 +207,8 @@ def _facts(
         touches_top = src in near_top or dst in near_top
         if hits == 0 and not touches_top:
             continue
-        row = {"fact": text, "relation": relation, "endpoints": [src, dst], "band": "declared"}
+        row: dict[str, Any] = {"fact": text, "relation": relation, "endpoints": [src, dst],
+                               "band": "declared"}
         candidates.append((0, -hits, rel_order.index(relation), text, row))
     for _sid, aid, text, stated_at in store.statements_of(order):
         fact = f"{aid} states: {text}"

@@ -16,6 +16,7 @@ from revetly_core.store.queries_artifact import ArtifactQueries
 from revetly_core.store.queries_backlog import BacklogQueries
 from revetly_core.store.queries_operate import OperateQueries
 from revetly_core.store.queries_pass import PassQueries
+from revetly_core.store.queries_scope import ScopeQueries
 from revetly_core.store.queries_search import SearchQueries
 from revetly_core.store.rows import _ART_COLS, _key_text, artifact_row, row_to_artifact
 
@@ -109,7 +110,8 @@ def _py_lower(value: str | None) -> str | None:
     return None if value is None else value.lower()
 
 
-class Store(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries, PassQueries):
+class Store(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries, PassQueries,
+            ScopeQueries):
     """One instance's context.db. Many readers, one writer (the read pass holds the lock)."""
 
     def __init__(self, path: Path, *, readonly: bool = False) -> None:
