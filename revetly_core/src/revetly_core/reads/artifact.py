@@ -57,7 +57,7 @@ from revetly_core.reads.budget import (
 from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
 from revetly_core.reads.marks import revised_by, row_marks
 from revetly_core.refusal import Refusal
-from revetly_core.store.db import Store
+from revetly_core.store.protocols import Store
 from revetly_core.store.queries_artifact import LinkState
 
 HISTORY_PAGE = 50

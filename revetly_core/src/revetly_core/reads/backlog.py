@@ -19,7 +19,7 @@ from revetly_core.reads.cursor import decode_cursor, encode_cursor, invalid_curs
 from revetly_core.reads.envelope import check_deleted, envelope, resolve_project
 from revetly_core.reads.marks import row_marks
 from revetly_core.refusal import Refusal
-from revetly_core.store.db import Store
+from revetly_core.store.protocols import Store
 from revetly_core.store.queries_backlog import ItemFilter
 from revetly_core.store.rows import COMPACT_COLUMNS
 

@@ -11,7 +11,7 @@ from revetly_core.connectors.repository import RepositoryConnector
 from revetly_core.ids import IdResolver, id_key
 from revetly_core.markdown.criteria import doubled_criteria_problem
 from revetly_core.model import WORK_ITEM_TYPES, Artifact
-from revetly_core.store.db import Store
+from revetly_core.store.protocols import Store
 
 SEVERITIES = ("error", "warning", "note")
 NOTE_CODES = frozenset({"assumed"})

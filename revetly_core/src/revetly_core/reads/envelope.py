@@ -8,7 +8,7 @@ from typing import Any
 
 from revetly_core.config import Config
 from revetly_core.refusal import Refusal
-from revetly_core.store.db import Store
+from revetly_core.store.protocols import Store
 
 DELETED_VALUES = ("include", "only")
 

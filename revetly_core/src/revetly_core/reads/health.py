@@ -6,8 +6,7 @@ import json
 from typing import Any
 
 from revetly_core.config import Config
-from revetly_core.store.db import Store
-from revetly_core.store.keyword import KeywordIndex
+from revetly_core.store.protocols import KeywordIndex, Store
 
 
 def history_block(sources: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from revetly_core.markdown.criteria import criteria_fingerprint
 from revetly_core.model import Artifact
-from revetly_core.store.db import Store
+from revetly_core.store.protocols import Store
 
 REVISED_BY_MARK = True
 """Every served row of a work item a note declares it revises carries revised_by."""

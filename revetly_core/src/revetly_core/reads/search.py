@@ -16,8 +16,8 @@ from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, r
 from revetly_core.reads.marks import row_marks
 from revetly_core.reads.text import best_passage, light_stem, query_words, summary
 from revetly_core.refusal import Refusal
-from revetly_core.store.db import Store
-from revetly_core.store.keyword import Alternatives, KeywordIndex, KeywordSearcher
+from revetly_core.store.keyword import Alternatives
+from revetly_core.store.protocols import KeywordIndex, KeywordSearcher, Store
 from revetly_core.store.stopwords import STOPWORDS
 
 MAX_QUERY_CHARS = 2_000

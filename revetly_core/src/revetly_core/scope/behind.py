@@ -22,7 +22,7 @@ from revetly_core.scope.arguments import invalid
 from revetly_core.scope.binding import artifacts_by_id
 from revetly_core.scope.gather import is_statement, neighbours
 from revetly_core.scope.path_history import PathCommit, PathHistoryCache, brought_in
-from revetly_core.store.db import Store
+from revetly_core.store.protocols import Store
 
 SUBJECT_WEIGHT = 1.0
 BODY_WEIGHT = 0.25

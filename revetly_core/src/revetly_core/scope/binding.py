@@ -22,7 +22,7 @@ from revetly_core.scope.gather import (
 )
 from revetly_core.scope.members import Members
 from revetly_core.scope.topic import topic_share_of
-from revetly_core.store.db import Store
+from revetly_core.store.protocols import Store
 
 LITE_ABSENT: dict[str, Any] = {"absent": True, "reason": "lite"}
 EMPTY_NOTE = ("nothing was gathered for this scope; that is not a statement that nothing "

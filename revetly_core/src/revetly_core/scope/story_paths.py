@@ -18,7 +18,7 @@ from revetly_core.ids import id_key
 from revetly_core.model import Artifact
 from revetly_core.scope.behind import BODY_WEIGHT, SUBJECT_WEIGHT, named_in, story_finder
 from revetly_core.scope.path_history import PathCommit
-from revetly_core.store.db import Store
+from revetly_core.store.protocols import Store
 
 PATHS_LISTED = 10
 COMMITS_PER_STORY = 200

@@ -110,9 +110,10 @@ def _py_lower(value: str | None) -> str | None:
     return None if value is None else value.lower()
 
 
-class Store(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries, PassQueries,
-            ScopeQueries):
-    """One instance's context.db. Many readers, one writer (the read pass holds the lock)."""
+class SQLiteStore(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries, PassQueries,
+                  ScopeQueries):
+    """One instance's context.db (the `Store` protocol over SQLite). Many readers, one writer
+    (the read pass holds the lock)."""
 
     def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.path = path
@@ -137,7 +138,7 @@ class Store(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries, Pass
     def close(self) -> None:
         self.conn.close()
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> SQLiteStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -521,3 +522,7 @@ class Store(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries, Pass
         hist = [dict(r) for r in self.conn.execute(
             "SELECT * FROM history ORDER BY source, path, revision")]
         return {"artifacts": arts, "links": links, "statements": stmts, "history": hist}
+
+
+Store = SQLiteStore
+"""The name the engine, the pass and the writers construct the SQLite store by."""
