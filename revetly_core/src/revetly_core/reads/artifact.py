@@ -602,36 +602,53 @@ def _beneath(walk: _Walk, node_id: str) -> list[str]:
     return out
 
 
-def _branch(
-    config: Config, store: Store, root: Artifact, depth: int | str, deleted: str | None,
-    scope: ProjectScope, budget: int,
-) -> dict[str, Any]:
-    parent_types = {p for parents in config.backlog.parents.values() for p in parents}
-    walk = _walk(store, root, depth, parent_types, scope)
+@dataclass
+class _BranchView:
+    """What a branch payload is built from, whatever the budget keeps of it."""
 
-    # Which walked nodes the tree serves, and what deletion withdrew from it.
+    config: Config
+    store: Store
+    scope: ProjectScope
+    root: Artifact
+    depth: int | str
+    budget: int
+    walk: _Walk
+    served_ids: list[str]
+    withdrawn_rows: list[tuple[str, int]]
+    rows: dict[str, dict[str, Any]]
+    withdrawn_items: list[dict[str, Any]]
+    rollup: dict[str, Any]
+
+
+def _served(walk: _Walk, root: Artifact, deleted: str | None
+            ) -> tuple[list[str], list[_Node], list[tuple[str, int]]]:
+    """Which walked nodes the tree serves, which the rollup counts, and what deletion withdrew
+    (each withdrawn node with how many nodes beneath it it took out)."""
     withdrawn_rows: list[tuple[str, int]] = []
-    taken: set[str] = set()
     if deleted == "only":
         for nid in walk.order[1:]:
             if walk.nodes[nid].artifact.deleted:
                 withdrawn_rows.append((nid, len(_beneath(walk, nid))))
-        served_ids = [root.id]
-        counted = [walk.nodes[n] for n, _ in withdrawn_rows]
-    elif deleted == "include":
-        served_ids = list(walk.order)
-        counted = [walk.nodes[n] for n in served_ids]
-    else:
-        for nid in walk.order[1:]:
-            if nid in taken or not walk.nodes[nid].artifact.deleted:
-                continue
-            beneath = _beneath(walk, nid)
-            withdrawn_rows.append((nid, len(beneath)))
-            taken.add(nid)
-            taken.update(beneath)
-        served_ids = [n for n in walk.order if n not in taken]
-        counted = [walk.nodes[n] for n in served_ids]
+        return [root.id], [walk.nodes[n] for n, _ in withdrawn_rows], withdrawn_rows
+    if deleted == "include":
+        return list(walk.order), [walk.nodes[n] for n in walk.order], withdrawn_rows
+    taken: set[str] = set()
+    for nid in walk.order[1:]:
+        if nid in taken or not walk.nodes[nid].artifact.deleted:
+            continue
+        beneath = _beneath(walk, nid)
+        withdrawn_rows.append((nid, len(beneath)))
+        taken.add(nid)
+        taken.update(beneath)
+    served_ids = [n for n in walk.order if n not in taken]
+    return served_ids, [walk.nodes[n] for n in served_ids], withdrawn_rows
 
+
+def _branch_rows(store: Store, walk: _Walk, served_ids: list[str],
+                 withdrawn_rows: list[tuple[str, int]], scope: ProjectScope
+                 ) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
+    """The compact row of each served node, and of each withdrawn one (where it hung, what it
+    took out)."""
     rows = {
         nid: compact_row(store, walk.nodes[nid].artifact, multi=scope.multi, with_parent=False)
         for nid in served_ids
@@ -645,85 +662,115 @@ def _branch(
         item["under"] = walk.nodes[nid].parent
         item["took_out"] = took_out
         withdrawn_items.append(item)
+    return rows, withdrawn_items
 
-    def tree(kept: set[str]) -> dict[str, Any]:
-        def build(nid: str) -> dict[str, Any]:
-            node = dict(rows[nid])
-            kids = [c for c in walk.nodes[nid].children if c in kept]
-            cut_kids = sum(1 for c in walk.nodes[nid].children if c in rows and c not in kept)
-            node["children"] = [build(c) for c in kids]
-            if walk.nodes[nid].not_walked:
-                node["children_not_walked"] = walk.nodes[nid].not_walked
-            if cut_kids:
-                node["children_cut"] = cut_kids
-            return node
 
-        return build(root.id)
+def _tree(view: _BranchView, kept: set[str]) -> dict[str, Any]:
+    """The nested tree of the kept nodes, each naming the children the cut or the walk left out."""
+    walk, rows = view.walk, view.rows
 
-    whole_rollup = _rollup(counted)
+    def build(nid: str) -> dict[str, Any]:
+        node = dict(rows[nid])
+        kids = [c for c in walk.nodes[nid].children if c in kept]
+        cut_kids = sum(1 for c in walk.nodes[nid].children if c in rows and c not in kept)
+        node["children"] = [build(c) for c in kids]
+        if walk.nodes[nid].not_walked:
+            node["children_not_walked"] = walk.nodes[nid].not_walked
+        if cut_kids:
+            node["children_cut"] = cut_kids
+        return node
 
-    def payload_for(kept_count: int, withdrawn_kept: int, ids_cap: int | None) -> dict[str, Any]:
-        kept = set(served_ids[:kept_count])
-        out: dict[str, Any] = {
-            "artifact_id": root.id,
-            "depth": depth,
-            "depth_source": "declared" if depth == "declared" else "argument",
-            "depth_reached": max((walk.nodes[n].level for n in kept), default=0),
-            "tree": tree(kept),
+    return build(view.root.id)
+
+
+def _branch_payload(view: _BranchView, kept_count: int, withdrawn_kept: int,
+                    ids_cap: int | None) -> dict[str, Any]:
+    """The branch answer keeping the first kept_count served nodes, withdrawn_kept withdrawn
+    rows, and rollup id lists capped at ids_cap (None: whole)."""
+    kept = set(view.served_ids[:kept_count])
+    budget = view.budget
+    out: dict[str, Any] = {
+        "artifact_id": view.root.id,
+        "depth": view.depth,
+        "depth_source": "declared" if view.depth == "declared" else "argument",
+        "depth_reached": max((view.walk.nodes[n].level for n in kept), default=0),
+        "tree": _tree(view, kept),
+    }
+    out["rollup"] = view.rollup if ids_cap is None else _cap_rollup(view.rollup, ids_cap)
+    if kept_count < len(view.served_ids) or ids_cap is not None:
+        report = _report(len(view.served_ids), kept_count, budget, cut="deepest-first")
+        if ids_cap is not None:
+            report["rollup_ids_cap"] = ids_cap
+        out["truncated"] = report
+    if view.walk.cycles:
+        out["cycles"] = sorted(view.walk.cycles)
+    if view.withdrawn_items:
+        block: dict[str, Any] = {
+            "reason": "deleted", "count": len(view.withdrawn_items),
+            "took_out": sum(b for _, b in view.withdrawn_rows),
+            "items": view.withdrawn_items[:withdrawn_kept],
         }
-        out["rollup"] = whole_rollup if ids_cap is None else _cap_rollup(whole_rollup, ids_cap)
-        if kept_count < len(served_ids) or ids_cap is not None:
-            report = _report(len(served_ids), kept_count, budget, cut="deepest-first")
-            if ids_cap is not None:
-                report["rollup_ids_cap"] = ids_cap
-            out["truncated"] = report
-        if walk.cycles:
-            out["cycles"] = sorted(walk.cycles)
-        if withdrawn_items:
-            block: dict[str, Any] = {
-                "reason": "deleted", "count": len(withdrawn_items),
-                "took_out": sum(b for _, b in withdrawn_rows),
-                "items": withdrawn_items[:withdrawn_kept],
-            }
-            if withdrawn_kept < len(withdrawn_items):
-                block["truncated"] = _report(len(withdrawn_items), withdrawn_kept, budget)
-            out["withdrawn"] = block
-        out["inferred"] = dict(LITE_ABSENT)
-        out.update(envelope(config, store, scope))
-        return out
+        if withdrawn_kept < len(view.withdrawn_items):
+            block["truncated"] = _report(len(view.withdrawn_items), withdrawn_kept, budget)
+        out["withdrawn"] = block
+    out["inferred"] = dict(LITE_ABSENT)
+    out.update(envelope(view.config, view.store, view.scope))
+    return out
 
-    def largest(lo: int, hi: int, fits: Callable[[int], bool]) -> int:
-        """The largest n in [lo, hi] for which fits(n) holds, assuming lo fits."""
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if fits(mid):
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
+
+def _largest(lo: int, hi: int, fits: Callable[[int], bool]) -> int:
+    """The largest n in [lo, hi] for which fits(n) holds, assuming lo fits."""
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _fitted_branch(view: _BranchView) -> dict[str, Any]:
+    """The whole branch if it fits; else cut in order: rollup ids to their share, the deepest
+    nodes, the withdrawn rows, then the rollup ids further."""
+    budget = view.budget
 
     def fits(payload: dict[str, Any]) -> bool:
         return payload_bytes(payload) <= budget
 
-    n_served, n_withdrawn = len(served_ids), len(withdrawn_items)
-    payload = payload_for(n_served, n_withdrawn, None)
+    n_served, n_withdrawn = len(view.served_ids), len(view.withdrawn_items)
+    payload = _branch_payload(view, n_served, n_withdrawn, None)
     if fits(payload):
         return payload
     share = budget // ROLLUP_SHARE
-    widest = max((len(b["ids"]) for g in whole_rollup.values() for b in g.values()), default=0)
+    widest = max((len(b["ids"]) for g in view.rollup.values() for b in g.values()), default=0)
     cap: int | None = None
-    if payload_bytes(whole_rollup) > share:
-        cap = largest(0, widest, lambda c: payload_bytes(_cap_rollup(whole_rollup, c)) <= share)
-    kept = largest(1, n_served, lambda k: fits(payload_for(k, n_withdrawn, cap)))
-    payload = payload_for(kept, n_withdrawn, cap)
+    if payload_bytes(view.rollup) > share:
+        cap = _largest(0, widest, lambda c: payload_bytes(_cap_rollup(view.rollup, c)) <= share)
+    kept = _largest(1, n_served, lambda k: fits(_branch_payload(view, k, n_withdrawn, cap)))
+    payload = _branch_payload(view, kept, n_withdrawn, cap)
     if fits(payload):
         return payload
-    w = largest(0, n_withdrawn, lambda k: fits(payload_for(1, k, cap)))
-    payload = payload_for(1, w, cap)
+    w = _largest(0, n_withdrawn, lambda k: fits(_branch_payload(view, 1, k, cap)))
+    payload = _branch_payload(view, 1, w, cap)
     if fits(payload):
         return payload
-    cap = largest(0, widest if cap is None else cap, lambda c: fits(payload_for(1, w, c)))
-    return payload_for(1, w, cap)
+    cap = _largest(0, widest if cap is None else cap,
+                   lambda c: fits(_branch_payload(view, 1, w, c)))
+    return _branch_payload(view, 1, w, cap)
+
+
+def _branch(
+    config: Config, store: Store, root: Artifact, depth: int | str, deleted: str | None,
+    scope: ProjectScope, budget: int,
+) -> dict[str, Any]:
+    """The branch beneath an artifact: walked, filtered by deletion, rolled up, fitted."""
+    parent_types = {p for parents in config.backlog.parents.values() for p in parents}
+    walk = _walk(store, root, depth, parent_types, scope)
+    served_ids, counted, withdrawn_rows = _served(walk, root, deleted)
+    rows, withdrawn_items = _branch_rows(store, walk, served_ids, withdrawn_rows, scope)
+    view = _BranchView(config, store, scope, root, depth, budget, walk, served_ids,
+                       withdrawn_rows, rows, withdrawn_items, _rollup(counted))
+    return _fitted_branch(view)
 
 
 # -- the read --------------------------------------------------------------------------------
