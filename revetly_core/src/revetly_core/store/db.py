@@ -144,13 +144,6 @@ class SQLiteStore(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @property
-    def db(self) -> Any:
-        """The same connection as a sqlite-utils Database, for maintenance and inspection."""
-        import sqlite_utils
-
-        return sqlite_utils.Database(self.conn)
-
     # -- schema -----------------------------------------------------------------------------
 
     def _ensure_schema(self) -> None:
