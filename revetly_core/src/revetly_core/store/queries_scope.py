@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from revetly_core.model import COMMIT_TYPE, Artifact
 from revetly_core.store.batches import batches, marks
-from revetly_core.store.rows import row_to_artifact
+from revetly_core.store.rows import plain_rows, row_to_artifact
 
 _DATED_COLUMNS = ("id, title, type, status, source, source_path, created_at, source_updated_at, "
                   "ingested_at, deleted, deleted_at, deleted_clock")
@@ -97,20 +97,20 @@ class ScopeQueries:
         """id -> DatedRow of the non-commit artifacts among sorted ids, in id order."""
         out: dict[str, DatedRow] = {}
         for part in batches(ids):
-            for r in self.conn.execute(f"SELECT {_DATED_COLUMNS} FROM artifacts WHERE kind != "
-                                       f"'commit' AND id IN ({marks(part)})", tuple(part)):
-                out[r[0]] = DatedRow(*tuple(r)[1:])
+            for r in plain_rows(self.conn, f"SELECT {_DATED_COLUMNS} FROM artifacts WHERE "
+                                f"kind != 'commit' AND id IN ({marks(part)})", tuple(part)):
+                out[r[0]] = DatedRow._make(r[1:])
         return out
 
     def dated_rows_in(self, project: str) -> dict[str, DatedRow]:
         """id -> DatedRow of a project's non-commit artifacts."""
-        return {r[0]: DatedRow(*tuple(r)[1:]) for r in self.conn.execute(
-            f"SELECT {_DATED_COLUMNS} FROM artifacts WHERE kind != 'commit' AND project=?",
-            (project,))}
+        return {r[0]: DatedRow._make(r[1:]) for r in plain_rows(
+            self.conn, f"SELECT {_DATED_COLUMNS} FROM artifacts WHERE kind != 'commit' "
+            f"AND project=?", (project,))}
 
     def history_paths(self) -> set[tuple[str, str]]:
         """(source, path) of every file with recorded history."""
-        return {(r[0], r[1]) for r in self.conn.execute("SELECT DISTINCT source, path FROM history")}
+        return set(plain_rows(self.conn, "SELECT DISTINCT source, path FROM history"))
 
     def history_between(self, since: str | None, before: str | None) -> list[HistoryChange]:
         """Recorded changes with ``since <= at < before`` as text (either bound may be open)."""
@@ -122,37 +122,37 @@ class ScopeQueries:
         if before is not None:
             parts.append("at < ?")
             params.append(before)
-        return [HistoryChange(r[0], r[1], r[2], r[3], r[4]) for r in self.conn.execute(
-            f"SELECT source, path, revision, at, change FROM history WHERE "
+        return [HistoryChange._make(r) for r in plain_rows(
+            self.conn, f"SELECT source, path, revision, at, change FROM history WHERE "
             f"{' AND '.join(parts) or '1'}", tuple(params))]
 
     def commit_times(self, projects: tuple[str, ...], clock: str) -> list[tuple[str, str | None]]:
         """(source, time) of the live commits of the projects, on the source or ingest clock."""
         column = "created_at" if clock == "source" else "ingested_at"
-        return [(r[0], r[1]) for r in self.conn.execute(
-            f"SELECT source, {column} FROM artifacts WHERE kind='commit' AND deleted=0 "
-            f"AND project IN ({marks(list(projects))})", projects)]
+        return list(plain_rows(
+            self.conn, f"SELECT source, {column} FROM artifacts WHERE kind='commit' AND "
+            f"deleted=0 AND project IN ({marks(list(projects))})", projects))
 
     def unheld_targets(self) -> list[tuple[str, str]]:
         """(src, dst) of live links, implemented_by aside, to ids never ingested."""
-        return [(r[0], r[1]) for r in self.conn.execute(
-            "SELECT l.src, l.dst FROM links l LEFT JOIN artifacts a ON a.id = l.dst "
-            "WHERE l.invalid_at IS NULL AND a.id IS NULL AND l.relation != 'implemented_by'")]
+        return list(plain_rows(
+            self.conn, "SELECT l.src, l.dst FROM links l LEFT JOIN artifacts a ON a.id = l.dst "
+            "WHERE l.invalid_at IS NULL AND a.id IS NULL AND l.relation != 'implemented_by'"))
 
     def live_items_of(self, ids: list[str]) -> list[ItemRow]:
         """The live work items among sorted ids, in id order."""
         out: list[ItemRow] = []
         for part in batches(ids):
-            out.extend(ItemRow(*tuple(r)) for r in self.conn.execute(
-                f"SELECT {_ITEM_COLUMNS} FROM artifacts WHERE kind='work-item' AND deleted=0 "
-                f"AND id IN ({marks(part)})", tuple(part)))
+            out.extend(map(ItemRow._make, plain_rows(
+                self.conn, f"SELECT {_ITEM_COLUMNS} FROM artifacts WHERE kind='work-item' "
+                f"AND deleted=0 AND id IN ({marks(part)})", tuple(part))))
         return out
 
     def live_items_in(self, project: str) -> list[ItemRow]:
         """A project's live work items, in id order."""
-        return [ItemRow(*tuple(r)) for r in self.conn.execute(
-            f"SELECT {_ITEM_COLUMNS} FROM artifacts WHERE kind='work-item' AND deleted=0 "
-            f"AND project=? ORDER BY id", (project,))]
+        return list(map(ItemRow._make, plain_rows(
+            self.conn, f"SELECT {_ITEM_COLUMNS} FROM artifacts WHERE kind='work-item' "
+            f"AND deleted=0 AND project=? ORDER BY id", (project,))))
 
     def live_deliveries(self) -> list[DeliveryRow]:
         """Every live delivery record with the item it delivers, by record then item."""

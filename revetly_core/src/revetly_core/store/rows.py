@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from typing import Any
 
 from revetly_core.ids import id_key
@@ -81,3 +82,10 @@ def row_to_artifact(row: sqlite3.Row) -> Artifact:
         deleted_clock=row["deleted_clock"], deleted_note=row["deleted_note"],
         provenance=row["provenance"], aliases=json.loads(row["aliases"]),
     )
+
+
+def plain_rows(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """A query's rows as plain tuples (no sqlite3.Row per row: the scans of thousands of rows)."""
+    cur = conn.cursor()
+    cur.row_factory = None
+    return iter(cur.execute(sql, params))
