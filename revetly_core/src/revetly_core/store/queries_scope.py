@@ -40,14 +40,9 @@ class ItemRow(NamedTuple):
     source_updated_at: str | None
 
 
-class HistoryChange(NamedTuple):
-    """One recorded change of a file."""
-
-    source: str
-    path: str
-    revision: str
-    at: str
-    change: str
+HistoryChange = tuple[str, str, str, str, str]
+"""(source, path, revision, at, change): one recorded change of a file. A plain tuple: deltas
+scans tens of thousands of them per call."""
 
 
 class DeliveryRow(NamedTuple):
@@ -122,9 +117,9 @@ class ScopeQueries:
         if before is not None:
             parts.append("at < ?")
             params.append(before)
-        return [HistoryChange._make(r) for r in plain_rows(
+        return list(plain_rows(
             self.conn, f"SELECT source, path, revision, at, change FROM history WHERE "
-            f"{' AND '.join(parts) or '1'}", tuple(params))]
+            f"{' AND '.join(parts) or '1'}", tuple(params)))
 
     def commit_times(self, projects: tuple[str, ...], clock: str) -> list[tuple[str, str | None]]:
         """(source, time) of the live commits of the projects, on the source or ingest clock."""
