@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from revetly_core.markdown.criteria import parse_criteria
+from revetly_core.markdown.criteria import doubled_criteria, parse_criteria
 from revetly_core.writes.story_body import (
-    doubled_criteria,
     fold_criteria,
     render_story_body,
     repair_doubled,

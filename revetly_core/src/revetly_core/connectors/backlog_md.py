@@ -14,6 +14,7 @@ import datetime as dt
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,7 @@ from revetly_core.connectors.base import (
     no_progress,
 )
 from revetly_core.connectors.gitfolder import FolderSource, changed_paths, guarded
-from revetly_core.connectors.lenient_yaml import decode_lenient, read_lenient
+from revetly_core.connectors.lenient_yaml import LenientFrontmatter, decode_lenient, read_lenient
 from revetly_core.fsread import ReadRefused, read_file
 from revetly_core.ids import id_key
 from revetly_core.markdown.frontmatter import FrontmatterError
@@ -243,6 +244,7 @@ class BacklogMdReader:
         return f"{family}-{m.group(2)}{m.group(3)}"
 
     def parse(self, path: str, data: bytes, blob: str | None) -> Parsed:
+        """One file read as an artifact, with every problem and assumption named."""
         rel = path[len(self.folder):]
         kind = folder_kind(rel)
         out = Parsed(None)
@@ -252,19 +254,69 @@ class BacklogMdReader:
 
         if kind is None or kind == "archived-milestone" or is_folder_readme(Path(rel).name):
             return out
+        front = self._front(data, note)
+        if front is None:
+            return out
+        fm, assumptions = front
+        data_fields = self._fields(fm, assumptions)
+        name = Path(rel).name
+        file_match = _FILE_ID.match(name)
+        legacy = legacy_file_id(name, self.task_families, self.legacy) \
+            if file_match is None and kind not in ("milestone", "decision", "doc") else None
+        written = self._written_id(data_fields, name, file_match, legacy, assumptions)
+        artifact_id, id_note = self.normal_id(written, kind) if written else (None, None)
+        if artifact_id is None:
+            note("no-id", f"no id in the frontmatter or the file name ({name!r}); "
+                          "the file is skipped", "warning")
+            return out
+        if id_note:
+            assumptions.append(id_note)
+        title = self._title(data_fields, fm.body, file_match, legacy, artifact_id, assumptions)
+        art = Artifact(id=artifact_id, type="task", title=title, source=self.source_id,
+                       project=self.project, body=without_markers(fm.body), source_path=path,
+                       source_uri=path, blob=blob, provenance="source-of-record")
+        metadata: dict[str, Any] = {"source_kind": "backlog-md", "folder": kind,
+                                    "source_id": written}
+        declared: dict[str, Any] = {}
+        _dates(data_fields, art, metadata)
+        if kind == "decision":
+            self._decision(data_fields, art, declared, assumptions)
+        elif kind == "doc":
+            art.type = "reference"
+            if data_fields.get("type"):
+                metadata["doc_type"] = str(data_fields["type"])
+        elif kind == "milestone":
+            art.type = self.s.milestone_type
+        else:
+            self._task(kind, data_fields, fm.body, art, metadata, declared, assumptions)
+        metadata["declared"] = declared
+        art.metadata = metadata
+        if assumptions:
+            note(ASSUMED, "; ".join(assumptions))
+        out.artifact = art
+        return out
+
+    def _front(self, data: bytes, note: Callable[..., None]
+               ) -> tuple[LenientFrontmatter, list[str]] | None:
+        """The file's frontmatter and the assumptions reading it took; None (named) when the
+        file is too large, binary or has frontmatter nothing can repair."""
         if len(data) > self.s.max_file_bytes:
             note("too-large", f"{len(data)} bytes is over the {self.s.max_file_bytes}-byte limit")
-            return out
+            return None
         if b"\x00" in data:
             note("binary", "the file holds NUL bytes: not a markdown text file; it is skipped")
-            return out
+            return None
         text, decoded = decode_lenient(data)
         try:
             fm = read_lenient(text)
         except FrontmatterError as exc:
             note(exc.code, f"{exc}; the file is skipped")
-            return out
-        assumptions = ([decoded] if decoded else []) + list(fm.assumed)
+            return None
+        return fm, ([decoded] if decoded else []) + list(fm.assumed)
+
+    @staticmethod
+    def _fields(fm: LenientFrontmatter, assumptions: list[str]) -> dict[str, Any]:
+        """The frontmatter's fields; without frontmatter, its '**Key:** value' lines."""
         data_fields = dict(fm.data)
         if not fm.present:
             bold = bold_fields(fm.body)
@@ -272,10 +324,12 @@ class BacklogMdReader:
                 data_fields = {**bold, **data_fields}
                 assumptions.append("fields read from its '**Key:** value' lines: "
                                    + ", ".join(sorted(bold)))
-        name = Path(rel).name
-        file_match = _FILE_ID.match(name)
-        legacy = legacy_file_id(name, self.task_families, self.legacy) \
-            if file_match is None and kind not in ("milestone", "decision", "doc") else None
+        return data_fields
+
+    @staticmethod
+    def _written_id(data_fields: dict[str, Any], name: str, file_match: re.Match[str] | None,
+                    legacy: tuple[str, str] | None, assumptions: list[str]) -> str:
+        """The id as written: the frontmatter's, else the file name's ('' when neither)."""
         written = str(data_fields.get("id") or "").strip()
         if not written and file_match:
             written = file_match.group(1)
@@ -284,81 +338,59 @@ class BacklogMdReader:
             written = legacy[0]
             assumptions.append(f"no id in the frontmatter: read {written!r} from the legacy "
                                f"file name {name!r}")
-        artifact_id, id_note = self.normal_id(written, kind) if written else (None, None)
-        if artifact_id is None:
-            note("no-id", f"no id in the frontmatter or the file name ({name!r}); "
-                          "the file is skipped", "warning")
-            return out
-        if id_note:
-            assumptions.append(id_note)
+        return written
+
+    @staticmethod
+    def _title(data_fields: dict[str, Any], body: str, file_match: re.Match[str] | None,
+               legacy: tuple[str, str] | None, artifact_id: str, assumptions: list[str]) -> str:
+        """The frontmatter's title, else the first heading, else the file name's, else the id."""
         title = str(data_fields.get("title") or "").strip()
         if not title:
-            heading = re.search(r"^#\s+(.+?)\s*#*\s*$", fm.body, re.MULTILINE)
+            heading = re.search(r"^#\s+(.+?)\s*#*\s*$", body, re.MULTILINE)
             title = heading.group(1) if heading else ""
         if not title:
             title = (file_match.group(2) or "").replace("-", " ").strip() if file_match else ""
             title = title or (legacy[1] if legacy else "") or artifact_id
             assumptions.append(f"no title in the frontmatter: read {title!r}")
-        body = without_markers(fm.body)
-        art = Artifact(id=artifact_id, type="task", title=title, source=self.source_id,
-                       project=self.project, body=body, source_path=path, source_uri=path,
-                       blob=blob, provenance="source-of-record")
-        metadata: dict[str, Any] = {"source_kind": "backlog-md", "folder": kind,
-                                    "source_id": written}
-        declared: dict[str, Any] = {}
-        created = iso_when(data_fields.get("created_date") or data_fields.get("date")
-                           or data_fields.get("created"))
-        updated = iso_when(data_fields.get("updated_date") or data_fields.get("updated"))
-        if created:
-            metadata["declared_created"] = created
-            art.created_at = created
-        if updated:
-            metadata["declared_updated"] = updated
-            art.source_updated_at = updated
-        if kind == "decision":
-            art.type = "decision"
-            reading = decision_status(str(data_fields.get("status") or "") or None)
-            art.status = reading.status
-            if reading.assumed:
-                assumptions.append(reading.assumed)
-            supersedes = [r for r in (self.ref(v) for v in as_list(data_fields.get("supersedes")))
-                          if r]
-            if supersedes:
-                declared["supersedes"] = supersedes
-        elif kind == "doc":
-            art.type = "reference"
-            if data_fields.get("type"):
-                metadata["doc_type"] = str(data_fields["type"])
-        elif kind == "milestone":
-            art.type = self.s.milestone_type
-        else:
-            art.type = self.s.task_type
-            written_status = data_fields.get("status")
-            reading = work_item_status(str(written_status) if written_status else None, kind,
-                                       self.table)
-            art.status = reading.status
-            if written_status:
-                metadata["source_status"] = str(written_status)
-            if reading.assumed:
-                assumptions.append(reading.assumed)
-            self._task_fields(data_fields, art, metadata, declared)
-            items, from_markers = acceptance_criteria(fm.body)
-            art.criteria = [i.text for i in items]
-            if items:
-                metadata["criteria_checked"] = [i.checked for i in items]
-                metadata["criteria_source"] = "markers" if from_markers else "heading"
-            dod = definition_of_done(fm.body)
-            if dod:
-                metadata["definition_of_done"] = [i.payload() for i in dod]
-            shipped = final_summary(fm.body)
-            if shipped:
-                metadata["final_summary"] = shipped
-        metadata["declared"] = declared
-        art.metadata = metadata
-        if assumptions:
-            note(ASSUMED, "; ".join(assumptions))
-        out.artifact = art
-        return out
+        return title
+
+    def _decision(self, data_fields: dict[str, Any], art: Artifact, declared: dict[str, Any],
+                  assumptions: list[str]) -> None:
+        """A decision record: its status read, and what it declares it supersedes."""
+        art.type = "decision"
+        reading = decision_status(str(data_fields.get("status") or "") or None)
+        art.status = reading.status
+        if reading.assumed:
+            assumptions.append(reading.assumed)
+        supersedes = [r for r in (self.ref(v) for v in as_list(data_fields.get("supersedes")))
+                      if r]
+        if supersedes:
+            declared["supersedes"] = supersedes
+
+    def _task(self, kind: str, data_fields: dict[str, Any], body: str, art: Artifact,
+              metadata: dict[str, Any], declared: dict[str, Any], assumptions: list[str]) -> None:
+        """A task: its status, fields, criteria, definition of done and final summary."""
+        art.type = self.s.task_type
+        written_status = data_fields.get("status")
+        reading = work_item_status(str(written_status) if written_status else None, kind,
+                                   self.table)
+        art.status = reading.status
+        if written_status:
+            metadata["source_status"] = str(written_status)
+        if reading.assumed:
+            assumptions.append(reading.assumed)
+        self._task_fields(data_fields, art, metadata, declared)
+        items, from_markers = acceptance_criteria(body)
+        art.criteria = [i.text for i in items]
+        if items:
+            metadata["criteria_checked"] = [i.checked for i in items]
+            metadata["criteria_source"] = "markers" if from_markers else "heading"
+        dod = definition_of_done(body)
+        if dod:
+            metadata["definition_of_done"] = [i.payload() for i in dod]
+        shipped = final_summary(body)
+        if shipped:
+            metadata["final_summary"] = shipped
 
     def _task_fields(self, data: dict[str, Any], art: Artifact, metadata: dict[str, Any],
                      declared: dict[str, Any]) -> None:
@@ -580,3 +612,16 @@ class BacklogMdConnector(FolderSource):
         batch.cursor = {"head": gf.head, "milestones": digest,
                         "problems": dict(sorted(problems.items()))}
         return batch
+
+
+def _dates(data_fields: dict[str, Any], art: Artifact, metadata: dict[str, Any]) -> None:
+    """The created and updated dates the file declares, on the artifact and in its metadata."""
+    created = iso_when(data_fields.get("created_date") or data_fields.get("date")
+                       or data_fields.get("created"))
+    updated = iso_when(data_fields.get("updated_date") or data_fields.get("updated"))
+    if created:
+        metadata["declared_created"] = created
+        art.created_at = created
+    if updated:
+        metadata["declared_updated"] = updated
+        art.source_updated_at = updated

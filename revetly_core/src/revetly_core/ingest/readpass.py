@@ -44,10 +44,12 @@ from revetly_core.ingest.linker import (
 from revetly_core.ingest.statements import statement_rows
 from revetly_core.instance.layout import InstancePaths
 from revetly_core.isotime import iso_utc
-from revetly_core.model import COMMIT_TYPE, Artifact, Link
+from revetly_core.model import Artifact, Link
 from revetly_core.refusal import Refusal
-from revetly_core.store.db import _ART_COLS, Store, artifact_row
+from revetly_core.store.db import Store
 from revetly_core.store.keyword import KeywordIndex
+from revetly_core.store.queries_pass import COMPARED_COLUMNS
+from revetly_core.store.rows import _ART_COLS, artifact_row
 
 log = logging.getLogger("revetly.ingest")
 
@@ -299,16 +301,14 @@ def _apply(
     return changed, prior_ids, counts
 
 
-_COMPARED = tuple(c for c in _ART_COLS if c != "ingested_at")
+_COMPARED = COMPARED_COLUMNS
 _FILLED_LATER = ("created_at", "source_updated_at")
 
 
 def stored_rows(store: Store, source: str) -> dict[str, tuple[Any, ...]]:
     """id -> the stored record of each artifact of one source (every column but the ingest
     time), read in one scan, for a full pass's change counting."""
-    cols = ", ".join(_COMPARED)
-    return {row[0]: tuple(row) for row in store.conn.execute(
-        f"SELECT {cols} FROM artifacts WHERE source=?", (source,))}
+    return store.compared_records(source)
 
 
 def record_changed(stored: tuple[Any, ...] | None, a: Artifact) -> bool:
@@ -324,11 +324,9 @@ def record_changed(stored: tuple[Any, ...] | None, a: Artifact) -> bool:
     return any(fresh[c] != held[c] for c in _COMPARED)
 
 
-def _artifacts_by_id(store: Store, ids: list[str], chunk: int = 500) -> Iterator[Artifact]:
-    """The stored artifacts with these ids, read in chunks under SQLite's variable limit."""
-    for start in range(0, len(ids), chunk):
-        part = ids[start : start + chunk]
-        yield from store.artifacts(f"id IN ({','.join('?' * len(part))})", tuple(part))
+def _artifacts_by_id(store: Store, ids: list[str]) -> Iterator[Artifact]:
+    """The stored artifacts with these ids (sorted ids: in id order)."""
+    return store.artifacts_by_ids(ids)
 
 
 IN_MEMORY_RELINK = 1_000
@@ -344,8 +342,8 @@ def _relink(
     if full or len(changed) > IN_MEMORY_RELINK:
         resolver: Resolver = IdResolver(store.all_ids())
         index = TitleIndex()
-        for row in store.conn.execute("SELECT artifact_id, phrase FROM phrases"):
-            index.add(row[0], [tuple(row[1].split(" "))])
+        for owner, spelled in store.all_phrases():
+            index.add(owner, [tuple(spelled.split(" "))])
         linker = Linker(config.ids.families, resolver, index, aliases=config.id_aliases,
                         dotted=config.dotted_families)
     else:
@@ -363,30 +361,19 @@ def _relink(
             after = phrases_now.get(aid, set())
             if before != after:
                 moved |= before ^ after
-                for row in store.conn.execute(
-                    "SELECT src FROM links WHERE dst=? AND method='title-mention' "
-                    "AND invalid_at IS NULL", (aid,),
-                ):
-                    affected.add(row[0])
+                affected.update(store.title_mentioners(aid))
         for text in sorted(moved):
             phrase = tuple(text.split(" "))
             probe = max(phrase, key=len)
-            for row in store.conn.execute(  # Python's lower(): SQLite's folds ASCII only
-                "SELECT id, body FROM artifacts WHERE type != ? AND instr(py_lower(body), ?) > 0",
-                (COMMIT_TYPE, probe),
-            ):
-                if row[0] not in affected and contains_phrase(tokens(row[1]), phrase):
-                    affected.add(row[0])
+            for aid, body in store.bodies_containing(probe):
+                if aid not in affected and contains_phrase(tokens(body), phrase):
+                    affected.add(aid)
         # An artifact that spells a changed id another way (or named it before it was held)
         # re-links whole, so its links read as a full pass would state them.
         for aid in changed:
             key = id_key(aid)
             if key is not None:
-                for row in store.conn.execute(
-                    "SELECT DISTINCT src FROM links WHERE dst_key=? AND dst != ? "
-                    "AND invalid_at IS NULL", (key_text(key), aid),
-                ):
-                    affected.add(row[0])
+                affected.update(store.other_spellers(key_text(key), aid))
 
     ids = sorted(affected)
     new_links: list[Link] = []
@@ -398,19 +385,9 @@ def _relink(
     fresh = {(link.src, link.dst, link.relation, link.method) for link in new_links}
     stale: list[tuple[str, str, str, str]] = []
     if full:
-        rows = store.conn.execute(
-            "SELECT src, dst, relation, method FROM links WHERE invalid_at IS NULL")
-        stale = [(r[0], r[1], r[2], r[3]) for r in rows if tuple(r) not in fresh]
+        stale = [k for k in store.live_link_keys() if k not in fresh]
     else:
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for r in store.conn.execute(
-                f"SELECT src, dst, relation, method FROM links WHERE invalid_at IS NULL "
-                f"AND src IN ({marks})", tuple(chunk),
-            ):
-                if tuple(r) not in fresh:
-                    stale.append((r[0], r[1], r[2], r[3]))
+        stale = [k for k in store.live_link_keys_from(ids) if k not in fresh]
     store.retire_links(stale, now)
     store.state_links(new_links, now)
 
@@ -445,7 +422,7 @@ def _update_index(
 ) -> None:
     """Bring the keyword index to the store's revision: rebuilt on a full pass, else patched."""
     if full:
-        total = store.conn.execute("SELECT COUNT(*) FROM artifacts").fetchone()[0]
+        total = store.artifact_count()
         progress("index", 0, total)
         index.rebuild(store.artifacts(), total, revision)
         progress("index", total, total)

@@ -91,3 +91,56 @@ def parse_criteria(body: str) -> ParsedCriteria:
     if current is not None:
         items.append(" ".join(current))
     return ParsedCriteria(tuple(i for i in items if i), True)
+
+
+@dataclass(frozen=True)
+class CriteriaSection:
+    """A criteria section found in a text: its heading line, content span and heading level."""
+
+    heading_line: int
+    start: int
+    end: int
+    level: int
+
+
+def criteria_sections(text: str) -> list[CriteriaSection]:
+    """Every '## Acceptance criteria' section outside code fences, in order."""
+    lines = text.splitlines()
+    found: list[CriteriaSection] = []
+    fence = False
+    heads: list[tuple[int, int, bool]] = []  # (line, level, is_criteria)
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+            continue
+        m = None if fence else _HEADING.match(line)
+        if m:
+            heads.append((i, len(m.group(1)), bool(_CRITERIA_TITLE.match(m.group(2)))))
+    for n, (i, level, is_criteria) in enumerate(heads):
+        if not is_criteria:
+            continue
+        end = len(lines)
+        for j, lvl, _c in heads[n + 1:]:
+            if lvl <= level:
+                end = j
+                break
+        found.append(CriteriaSection(i, i + 1, end, level))
+    return found
+
+
+def doubled_criteria(body: str) -> bool:
+    """A body carrying more than one acceptance-criteria section (what `check` names)."""
+    return len(criteria_sections(body)) > 1
+
+
+def doubled_criteria_problem(artifact_id: str, path: str | None, body: str) -> dict[str, str | None] | None:
+    """The `check` problem of a work item whose body carries its criteria twice (else None)."""
+    sections = len(criteria_sections(body))
+    if sections <= 1:
+        return None
+    return {
+        "path": path, "id": artifact_id, "code": "doubled-criteria",
+        "detail": f"{artifact_id} carries {sections} acceptance-criteria sections; it reads "
+                  "back with every list",
+        "fix": "run `revetly check --repair` (keeps the last list)",
+    }

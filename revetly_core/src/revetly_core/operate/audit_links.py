@@ -22,18 +22,8 @@ def count_by_method(rows: list[tuple[str, str, int]]) -> dict[str, Any]:
 
 def audit_links(store: Any, project: str | None = None) -> dict[str, Any]:
     """Live links by method and relation, the retired ones counted apart, and dangling ones."""
-    where, params = ("1", ()) if project is None else (
-        "src IN (SELECT id FROM artifacts WHERE project=?)", (project,))
-    live = store.conn.execute(
-        f"SELECT method, relation, COUNT(*) FROM links WHERE invalid_at IS NULL AND {where} "
-        "GROUP BY method, relation ORDER BY method, relation", params).fetchall()
-    retired = store.conn.execute(
-        f"SELECT COUNT(*) FROM links WHERE invalid_at IS NOT NULL AND {where}", params
-    ).fetchone()[0]
-    dangling = store.conn.execute(
-        f"SELECT COUNT(*) FROM links WHERE invalid_at IS NULL AND {where} AND dst NOT IN "
-        "(SELECT id FROM artifacts)", params).fetchone()[0]
-    methods = count_by_method([(r[0], r[1], r[2]) for r in live])
+    live, retired, dangling = store.link_audit(project)
+    methods = count_by_method(live)
     total = sum(m["links"] for m in methods.values())
     return {"project": project, "corpus_revision": store.revision, "live_links": total,
             "by_method": methods, "retired_links": retired, "dangling_links": dangling,

@@ -46,9 +46,7 @@ def probe_source(connector: Any) -> dict[str, Any]:
 def held_by_source(store: Any) -> dict[str, dict[str, Any]]:
     """source -> what CONTEXT holds of it: live artifacts by type, deleted, problems."""
     out: dict[str, dict[str, Any]] = {}
-    for source, typ, deleted, n in store.conn.execute(
-        "SELECT source, type, deleted, COUNT(*) FROM artifacts GROUP BY source, type, deleted"
-    ):
+    for source, typ, deleted, n in store.artifact_counts():
         entry = out.setdefault(source, {"artifacts": 0, "by_type": {}, "deleted": 0, "problems": 0})
         if deleted:
             entry["deleted"] += n
@@ -57,9 +55,7 @@ def held_by_source(store: Any) -> dict[str, dict[str, Any]]:
             entry["by_type"][typ] = entry["by_type"].get(typ, 0) + n
     from revetly_core.reads.check import problem_severity
 
-    for source, code, severity, n in store.conn.execute(
-        "SELECT source, code, severity, COUNT(*) FROM problems GROUP BY source, code, severity"
-    ):
+    for source, code, severity, n in store.problem_counts():
         entry = out.setdefault(source, {"artifacts": 0, "by_type": {}, "deleted": 0,
                                         "problems": 0})
         entry["problems"] += n

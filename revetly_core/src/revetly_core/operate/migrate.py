@@ -3,27 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 from revetly_core.config import Config
 from revetly_core.refusal import Refusal
-
-
-def _read_only(db: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    conn.row_factory = sqlite3.Row
-    return conn
-
-
-def stored_schema(conn: sqlite3.Connection) -> int | None:
-    """The schema version a context.db records (None for a store that predates versions)."""
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-    except sqlite3.OperationalError:
-        return None
-    return None if row is None else int(row[0])
+from revetly_core.store.schema_probe import RereadFacts, SchemaProbe
 
 
 def _seconds(start: str | None, end: str | None) -> float | None:
@@ -32,14 +17,11 @@ def _seconds(start: str | None, end: str | None) -> float | None:
     return (dt.datetime.fromisoformat(end) - dt.datetime.fromisoformat(start)).total_seconds()
 
 
-def reread_price(conn: sqlite3.Connection) -> dict[str, Any]:
+def reread_price(facts: RereadFacts) -> dict[str, Any]:
     """What the full re-read a migration needs will cost: what it re-reads, per source, and the
     time the last full pass over it took (the estimate; None when no full pass is recorded)."""
-    per_source = {r[0]: r[1] for r in conn.execute(
-        "SELECT source, COUNT(*) FROM artifacts GROUP BY source ORDER BY source")}
-    last_full = conn.execute(
-        "SELECT started_at, ended_at FROM passes WHERE full=1 AND outcome != 'running' "
-        "AND ended_at IS NOT NULL ORDER BY pass_id DESC LIMIT 1").fetchone()
+    per_source = facts.by_source
+    last_full = facts.last_full
     seconds = None if last_full is None else _seconds(last_full[0], last_full[1])
     return {"artifacts": sum(per_source.values()), "by_source": per_source,
             "estimated_seconds": seconds,
@@ -53,9 +35,8 @@ def migration_plan(db: Path) -> dict[str, Any]:
     if not db.exists():
         raise Refusal("not-synced", "this instance has no CONTEXT store to migrate",
                       "run `revetly sync`: it creates the store at the current schema")
-    conn = _read_only(db)
-    try:
-        version = stored_schema(conn)
+    with SchemaProbe(db) as probe:
+        version = probe.stored_schema()
         if version is None:
             raise Refusal("refused", f"{db} records no schema version",
                           "delete .revetly/ and run `revetly sync --full` to rebuild it")
@@ -70,9 +51,7 @@ def migration_plan(db: Path) -> dict[str, Any]:
                               f"from {at} to {at + 1}",
                               "delete .revetly/ and run `revetly sync --full` to rebuild it")
             steps.append({"from": at, "to": at + 1, "change": (step.__doc__ or "").strip()})
-        price = reread_price(conn) if steps else None
-    finally:
-        conn.close()
+        price = reread_price(probe.reread_facts()) if steps else None
     return {"schema": version, "current_schema": SCHEMA_VERSION, "steps": steps,
             "full_pass": bool(steps), "price": price}
 

@@ -58,12 +58,13 @@ from revetly_core.answers.artifact import (
     WithdrawnItem,
     WithheldArtifact,
 )
+from revetly_core.answers.backlog import BacklogRow
 from revetly_core.answers.common import Absent
 from revetly_core.config import Config
 from revetly_core.ids import id_key
 from revetly_core.isotime import parse_iso_utc
 from revetly_core.model import COMMIT_TYPE, Artifact
-from revetly_core.reads.backlog import ROW_COLUMNS, compact_row, serve_key
+from revetly_core.reads.backlog import compact_row, serve_key
 from revetly_core.reads.budget import (
     BUDGET_REASON,
     Cut,
@@ -75,7 +76,8 @@ from revetly_core.reads.budget import (
 from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
 from revetly_core.reads.marks import revised_by, row_marks
 from revetly_core.refusal import Refusal
-from revetly_core.store.db import Store, row_to_artifact
+from revetly_core.store.protocols import Store
+from revetly_core.store.queries_artifact import LinkState
 
 HISTORY_PAGE = 50
 MAX_ID_CHARS = 200
@@ -94,7 +96,6 @@ NAMING_COMMITS_LISTED = 10
 AMBIGUOUS_LISTED = 5
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _METHOD_RANK = {"declared": 0, "explicit-ref": 1, "title-mention": 2}
-_CHUNK = 500
 ROLLUP_SHARE = 4
 """Over budget, the rollup's id lists get at most 1/ROLLUP_SHARE of it before nodes are cut."""
 
@@ -125,9 +126,7 @@ def check_artifact_id(artifact_id: object) -> str:
 def resolve_sha_prefix(store: Store, prefix: str) -> str | None:
     """The commit a hex prefix of at least 7 digits names, when exactly one does; None when
     none does; a refusal naming the candidates when several do."""
-    rows = [r[0] for r in store.conn.execute(
-        "SELECT id FROM artifacts WHERE type=? AND id >= ? AND id < ? ORDER BY id LIMIT ?",
-        (COMMIT_TYPE, prefix, prefix + "g", AMBIGUOUS_LISTED + 1))]
+    rows = store.commit_ids_from(prefix, AMBIGUOUS_LISTED + 1)
     if len(rows) > 1:
         shown = rows[:AMBIGUOUS_LISTED]
         many = str(len(rows)) if len(rows) <= AMBIGUOUS_LISTED else f"over {AMBIGUOUS_LISTED}"
@@ -141,10 +140,7 @@ def naming_commits(store: Store, a: Artifact,
                    listed: int = NAMING_COMMITS_LISTED) -> NamedByCommits | None:
     """The commits whose messages name this artifact (incoming links from commits), newest
     first: at most `listed` of them, and how many there are; None when none does."""
-    rows = list(store.conn.execute(
-        "SELECT c.id, c.title, c.created_at, l.detail FROM links l JOIN artifacts c ON "
-        "c.id=l.src WHERE l.dst=? AND l.invalid_at IS NULL AND c.type=? AND c.deleted=0 "
-        "ORDER BY c.created_at DESC, c.id", (a.id, COMMIT_TYPE)))
+    rows = store.naming_commits(a.id)
     if not rows:
         return None
     seen: dict[str, NamingCommit] = {}
@@ -186,12 +182,7 @@ def lookup_artifact(store: Store, artifact_id: str) -> Artifact | None:
     key = id_key(artifact_id)
     if key is None:
         return None
-    like = key.family.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "-%"
-    held = sorted(
-        r[0] for r in store.conn.execute(
-            "SELECT id FROM artifacts WHERE id LIKE ? ESCAPE '\\'", (like,)
-        ) if id_key(r[0]) == key
-    )
+    held = sorted(i for i in store.ids_of_family(key.family) if id_key(i) == key)
     return store.get(held[0]) if held else None
 
 
@@ -227,37 +218,22 @@ def _withheld(store: Store, a: Artifact) -> WithheldArtifact:
 def _history_count(store: Store, a: Artifact) -> int:
     if not a.source_path:
         return 0
-    row = store.conn.execute(
-        "SELECT COUNT(*) FROM history WHERE source=? AND path=?", (a.source, a.source_path)
-    ).fetchone()
-    return int(row[0])
+    return store.history_count(a.source, a.source_path)
 
 
 def _declared_links(store: Store, a: Artifact) -> dict[str, list[str]]:
     out: dict[str, set[str]] = {}
-    for r in store.live_links("src=? AND method='declared'", (a.id,)):
-        out.setdefault(r["relation"], set()).add(r["dst"])
+    for relation, dst in store.declared_targets(a.id):
+        out.setdefault(relation, set()).add(dst)
     return {rel: sorted(ids) for rel, ids in sorted(out.items())}
 
 
-def _ids_where(store: Store, ids: Iterable[str], condition: str) -> set[str]:
-    """Those of ids whose artifact row meets the SQL condition, read in chunks."""
-    wanted = sorted(set(ids))
-    found: set[str] = set()
-    for start in range(0, len(wanted), _CHUNK):
-        part = wanted[start : start + _CHUNK]
-        marks = ",".join("?" * len(part))
-        found.update(r[0] for r in store.conn.execute(
-            f"SELECT id FROM artifacts WHERE {condition} AND id IN ({marks})", tuple(part)))
-    return found
-
-
 def _deleted_ids(store: Store, ids: Iterable[str]) -> set[str]:
-    return _ids_where(store, ids, "deleted=1")
+    return store.deleted_among(list(ids))
 
 
 def _held_ids(store: Store, ids: Iterable[str]) -> set[str]:
-    return _ids_where(store, ids, "1")
+    return store.held_among(list(ids))
 
 
 def _brief(store: Store, a: Artifact, scope: ProjectScope) -> ArtifactBrief:
@@ -319,39 +295,30 @@ def _brief(store: Store, a: Artifact, scope: ProjectScope) -> ArtifactBrief:
 
 
 def _links(store: Store, a: Artifact, deleted: str | None) -> list[dict[str, Any]]:
-    if deleted == "only":
-        state = "invalid_at IS NOT NULL"
-    elif deleted == "include":
-        state = "1"
-    else:
-        state = "invalid_at IS NULL"
-    rows = list(store.conn.execute(
-        f"SELECT *, 'out' AS direction FROM links WHERE src=? AND {state} "
-        f"UNION ALL SELECT *, 'in' AS direction FROM links WHERE dst=? AND src != dst AND {state}",
-        (a.id, a.id),
-    ))
-    others = [r["dst"] if r["direction"] == "out" else r["src"] for r in rows]
+    state: LinkState = "retired" if deleted == "only" else "any" if deleted == "include" else "live"
+    rows = store.links_of(a.id, state)
+    others = [r.dst if r.direction == "out" else r.src for r in rows]
     gone = _deleted_ids(store, others)
     held = _held_ids(store, others)
     served: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
     for r, other in zip(rows, others, strict=True):
         entry: dict[str, Any] = {
-            "relation": r["relation"], "method": r["method"], "direction": r["direction"],
+            "relation": r.relation, "method": r.method, "direction": r.direction,
             "other": other,
         }
-        detail = json.loads(r["detail"] or "{}")
+        detail = json.loads(r.detail or "{}")
         if detail:
             entry["detail"] = detail
         if other in gone:
             entry["other_deleted"] = True
         elif other not in held:
             entry["other_held"] = False
-        if r["invalid_at"] is not None:
+        if r.invalid_at is not None:
             entry["retracted"] = True
-            entry["retracted_at"] = r["invalid_at"]
+            entry["retracted_at"] = r.invalid_at
         key = (
-            r["invalid_at"] is not None, r["direction"] != "out",
-            _METHOD_RANK.get(r["method"], len(_METHOD_RANK)), r["relation"], other, r["method"],
+            r.invalid_at is not None, r.direction != "out",
+            _METHOD_RANK.get(r.method, len(_METHOD_RANK)), r.relation, other, r.method,
         )
         served.append((key, entry))
     served.sort(key=lambda s: s[0])
@@ -369,20 +336,15 @@ class _HistoryPage:
 
 
 def _history(store: Store, a: Artifact, history_after: str) -> _HistoryPage:
-    rows: list[Any] = []
-    if a.source_path:
-        rows = list(store.conn.execute(
-            "SELECT revision, at, change, author, summary FROM history WHERE source=? AND path=?",
-            (a.source, a.source_path),
-        ))
-    timed = sorted(((parse_iso_utc(r["at"]), r) for r in rows), key=lambda t: (
-        t[0] or dt.datetime.min.replace(tzinfo=dt.UTC), t[1]["revision"]))
+    rows = store.history_of(a.source, a.source_path) if a.source_path else []
+    timed = sorted(((parse_iso_utc(r.at), r) for r in rows), key=lambda t: (
+        t[0] or dt.datetime.min.replace(tzinfo=dt.UTC), t[1].revision))
     start = 0
     after = history_after.strip()
     if after:
-        hits = [i for i, (_, r) in enumerate(timed) if r["revision"] == after.lower()]
+        hits = [i for i, (_, r) in enumerate(timed) if r.revision == after.lower()]
         if not hits and len(after) >= MIN_SHA_PREFIX and _HEX.match(after):
-            hits = [i for i, (_, r) in enumerate(timed) if r["revision"].startswith(after.lower())]
+            hits = [i for i, (_, r) in enumerate(timed) if r.revision.startswith(after.lower())]
             if len(hits) > 1:
                 raise _invalid(
                     "history_after", f"history_after {after!r} names {len(hits)} revisions",
@@ -405,11 +367,11 @@ def _history(store: Store, a: Artifact, history_after: str) -> _HistoryPage:
     window = timed[start : start + HISTORY_PAGE]
     entries: list[dict[str, Any]] = []
     for _, r in window:
-        entry: dict[str, Any] = {"revision": r["revision"], "at": r["at"], "change": r["change"]}
-        if r["author"]:
-            entry["author"] = r["author"]
-        if r["summary"]:
-            entry["summary"] = r["summary"]
+        entry: dict[str, Any] = {"revision": r.revision, "at": r.at, "change": r.change}
+        if r.author:
+            entry["author"] = r.author
+        if r.summary:
+            entry["summary"] = r.summary
         entries.append(entry)
     return _HistoryPage(entries, len(timed), start + HISTORY_PAGE < len(timed), history_after,
                         [e["revision"] for e in entries])
@@ -570,18 +532,8 @@ class _Walk:
 
 def _children(store: Store, parents: list[str], scope: ProjectScope) -> dict[str, list[Artifact]]:
     out: dict[str, list[Artifact]] = {}
-    project_sql, project_params = scope.sql("a")
-    cols = ", ".join(c if " AS " in c else f"a.{c}" for c in (p.strip() for p in ROW_COLUMNS.split(",")))
-    for start in range(0, len(parents), _CHUNK):
-        part = parents[start : start + _CHUNK]
-        marks = ",".join("?" * len(part))
-        for r in store.conn.execute(
-            f"SELECT l.dst AS under, {cols} FROM links l JOIN artifacts a ON a.id = l.src "
-            f"WHERE l.dst IN ({marks}) AND l.relation='parent' AND l.method='declared' "
-            f"AND l.invalid_at IS NULL AND {project_sql}",
-            (*part, *project_params),
-        ):
-            out.setdefault(r["under"], []).append(row_to_artifact(r))
+    for under, child in store.children_of(parents, scope.reach):
+        out.setdefault(under, []).append(child)
     for kids in out.values():
         kids.sort(key=serve_key)
     return out
@@ -661,36 +613,53 @@ def _beneath(walk: _Walk, node_id: str) -> list[str]:
     return out
 
 
-def _branch(
-    config: Config, store: Store, root: Artifact, depth: int | str, deleted: str | None,
-    scope: ProjectScope, budget: int,
-) -> ArtifactBranch:
-    parent_types = {p for parents in config.backlog.parents.values() for p in parents}
-    walk = _walk(store, root, depth, parent_types, scope)
+@dataclass
+class _BranchView:
+    """What a branch payload is built from, whatever the budget keeps of it."""
 
-    # Which walked nodes the tree serves, and what deletion withdrew from it.
+    config: Config
+    store: Store
+    scope: ProjectScope
+    root: Artifact
+    depth: int | str
+    budget: int
+    walk: _Walk
+    served_ids: list[str]
+    withdrawn_rows: list[tuple[str, int]]
+    rows: dict[str, BacklogRow]
+    withdrawn_items: list[WithdrawnItem]
+    rollup: Rollup
+
+
+def _served(walk: _Walk, root: Artifact, deleted: str | None
+            ) -> tuple[list[str], list[_Node], list[tuple[str, int]]]:
+    """Which walked nodes the tree serves, which the rollup counts, and what deletion withdrew
+    (each withdrawn node with how many nodes beneath it it took out)."""
     withdrawn_rows: list[tuple[str, int]] = []
-    taken: set[str] = set()
     if deleted == "only":
         for nid in walk.order[1:]:
             if walk.nodes[nid].artifact.deleted:
                 withdrawn_rows.append((nid, len(_beneath(walk, nid))))
-        served_ids = [root.id]
-        counted = [walk.nodes[n] for n, _ in withdrawn_rows]
-    elif deleted == "include":
-        served_ids = list(walk.order)
-        counted = [walk.nodes[n] for n in served_ids]
-    else:
-        for nid in walk.order[1:]:
-            if nid in taken or not walk.nodes[nid].artifact.deleted:
-                continue
-            beneath = _beneath(walk, nid)
-            withdrawn_rows.append((nid, len(beneath)))
-            taken.add(nid)
-            taken.update(beneath)
-        served_ids = [n for n in walk.order if n not in taken]
-        counted = [walk.nodes[n] for n in served_ids]
+        return [root.id], [walk.nodes[n] for n, _ in withdrawn_rows], withdrawn_rows
+    if deleted == "include":
+        return list(walk.order), [walk.nodes[n] for n in walk.order], withdrawn_rows
+    taken: set[str] = set()
+    for nid in walk.order[1:]:
+        if nid in taken or not walk.nodes[nid].artifact.deleted:
+            continue
+        beneath = _beneath(walk, nid)
+        withdrawn_rows.append((nid, len(beneath)))
+        taken.add(nid)
+        taken.update(beneath)
+    served_ids = [n for n in walk.order if n not in taken]
+    return served_ids, [walk.nodes[n] for n in served_ids], withdrawn_rows
 
+
+def _branch_rows(store: Store, walk: _Walk, served_ids: list[str],
+                 withdrawn_rows: list[tuple[str, int]], scope: ProjectScope
+                 ) -> tuple[dict[str, BacklogRow], list[WithdrawnItem]]:
+    """The compact row of each served node, and of each withdrawn one (where it hung, what it
+    took out)."""
     rows = {
         nid: compact_row(store, walk.nodes[nid].artifact, multi=scope.multi, with_parent=False)
         for nid in served_ids
@@ -704,87 +673,117 @@ def _branch(
             **compact_row(store, walk.nodes[nid].artifact, multi=scope.multi, with_parent=False),
             "under": walk.nodes[nid].parent, "took_out": took_out}
         withdrawn_items.append(item)
+    return rows, withdrawn_items
 
-    def tree(kept: set[str]) -> BranchNode:
-        def build(nid: str) -> BranchNode:
-            kids = [c for c in walk.nodes[nid].children if c in kept]
-            cut_kids = sum(1 for c in walk.nodes[nid].children if c in rows and c not in kept)
-            # a compact row never carries the child counts, added below where they apply
-            node = BranchNode(**rows[nid], children=[build(c) for c in kids])  # type: ignore[typeddict-item]
-            if walk.nodes[nid].not_walked:
-                node["children_not_walked"] = walk.nodes[nid].not_walked
-            if cut_kids:
-                node["children_cut"] = cut_kids
-            return node
 
-        return build(root.id)
+def _tree(view: _BranchView, kept: set[str]) -> BranchNode:
+    """The nested tree of the kept nodes, each naming the children the cut or the walk left out."""
+    walk, rows = view.walk, view.rows
 
-    whole_rollup = _rollup(counted)
+    def build(nid: str) -> BranchNode:
+        kids = [c for c in walk.nodes[nid].children if c in kept]
+        cut_kids = sum(1 for c in walk.nodes[nid].children if c in rows and c not in kept)
+        # a compact row never carries the child counts, added below where they apply
+        node = BranchNode(**rows[nid], children=[build(c) for c in kids])  # type: ignore[typeddict-item]
+        if walk.nodes[nid].not_walked:
+            node["children_not_walked"] = walk.nodes[nid].not_walked
+        if cut_kids:
+            node["children_cut"] = cut_kids
+        return node
 
-    def payload_for(kept_count: int, withdrawn_kept: int, ids_cap: int | None) -> ArtifactBranch:
-        kept = set(served_ids[:kept_count])
-        out: ArtifactBranch = {
-            "artifact_id": root.id,
-            "depth": depth,
-            "depth_source": "declared" if depth == "declared" else "argument",
-            "depth_reached": max((walk.nodes[n].level for n in kept), default=0),
-            "tree": tree(kept),
-            "rollup": whole_rollup if ids_cap is None else _cap_rollup(whole_rollup, ids_cap),
+    return build(view.root.id)
+
+
+def _branch_payload(view: _BranchView, kept_count: int, withdrawn_kept: int,
+                    ids_cap: int | None) -> ArtifactBranch:
+    """The branch answer keeping the first kept_count served nodes, withdrawn_kept withdrawn
+    rows, and rollup id lists capped at ids_cap (None: whole)."""
+    kept = set(view.served_ids[:kept_count])
+    budget = view.budget
+    out: ArtifactBranch = {
+        "artifact_id": view.root.id,
+        "depth": view.depth,
+        "depth_source": "declared" if view.depth == "declared" else "argument",
+        "depth_reached": max((view.walk.nodes[n].level for n in kept), default=0),
+        "tree": _tree(view, kept),
+        "rollup": view.rollup if ids_cap is None else _cap_rollup(view.rollup, ids_cap),
+    }
+    if kept_count < len(view.served_ids) or ids_cap is not None:
+        report: BranchTruncated = {  # the cap is added below where it applies
+            **cut_report(len(view.served_ids), kept_count, budget),  # type: ignore[typeddict-item]
+            "cut": "deepest-first"}
+        if ids_cap is not None:
+            report["rollup_ids_cap"] = ids_cap
+        out["truncated"] = report
+    if view.walk.cycles:
+        out["cycles"] = sorted(view.walk.cycles)
+    if view.withdrawn_items:
+        block: Withdrawn = {
+            "reason": "deleted", "count": len(view.withdrawn_items),
+            "took_out": sum(b for _, b in view.withdrawn_rows),
+            "items": view.withdrawn_items[:withdrawn_kept],
         }
-        if kept_count < len(served_ids) or ids_cap is not None:
-            report: BranchTruncated = {  # the cap is added below where it applies
-                **cut_report(len(served_ids), kept_count, budget),  # type: ignore[typeddict-item]
-                "cut": "deepest-first"}
-            if ids_cap is not None:
-                report["rollup_ids_cap"] = ids_cap
-            out["truncated"] = report
-        if walk.cycles:
-            out["cycles"] = sorted(walk.cycles)
-        if withdrawn_items:
-            block: Withdrawn = {
-                "reason": "deleted", "count": len(withdrawn_items),
-                "took_out": sum(b for _, b in withdrawn_rows),
-                "items": withdrawn_items[:withdrawn_kept],
-            }
-            if withdrawn_kept < len(withdrawn_items):
-                block["truncated"] = cut_report(len(withdrawn_items), withdrawn_kept, budget)
-            out["withdrawn"] = block
-        out["inferred"] = LITE_ABSENT.copy()
-        return {**out, **envelope(config, store, scope)}
+        if withdrawn_kept < len(view.withdrawn_items):
+            block["truncated"] = cut_report(len(view.withdrawn_items), withdrawn_kept, budget)
+        out["withdrawn"] = block
+    out["inferred"] = LITE_ABSENT.copy()
+    return {**out, **envelope(view.config, view.store, view.scope)}
 
-    def largest(lo: int, hi: int, fits: Callable[[int], bool]) -> int:
-        """The largest n in [lo, hi] for which fits(n) holds, assuming lo fits."""
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if fits(mid):
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
+
+def _largest(lo: int, hi: int, fits: Callable[[int], bool]) -> int:
+    """The largest n in [lo, hi] for which fits(n) holds, assuming lo fits."""
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _fitted_branch(view: _BranchView) -> ArtifactBranch:
+    """The whole branch if it fits; else cut in order: rollup ids to their share, the deepest
+    nodes, the withdrawn rows, then the rollup ids further."""
+    budget = view.budget
 
     def fits(payload: ArtifactBranch) -> bool:
         return payload_bytes(payload) <= budget
 
-    n_served, n_withdrawn = len(served_ids), len(withdrawn_items)
-    payload = payload_for(n_served, n_withdrawn, None)
+    n_served, n_withdrawn = len(view.served_ids), len(view.withdrawn_items)
+    payload = _branch_payload(view, n_served, n_withdrawn, None)
     if fits(payload):
         return payload
     share = budget // ROLLUP_SHARE
-    widest = max((len(b["ids"]) for g in (whole_rollup["by_status"], whole_rollup["by_type"])
+    widest = max((len(b["ids"]) for g in (view.rollup["by_status"], view.rollup["by_type"])
                   for b in g.values()), default=0)
     cap: int | None = None
-    if payload_bytes(whole_rollup) > share:
-        cap = largest(0, widest, lambda c: payload_bytes(_cap_rollup(whole_rollup, c)) <= share)
-    kept = largest(1, n_served, lambda k: fits(payload_for(k, n_withdrawn, cap)))
-    payload = payload_for(kept, n_withdrawn, cap)
+    if payload_bytes(view.rollup) > share:
+        cap = _largest(0, widest, lambda c: payload_bytes(_cap_rollup(view.rollup, c)) <= share)
+    kept = _largest(1, n_served, lambda k: fits(_branch_payload(view, k, n_withdrawn, cap)))
+    payload = _branch_payload(view, kept, n_withdrawn, cap)
     if fits(payload):
         return payload
-    w = largest(0, n_withdrawn, lambda k: fits(payload_for(1, k, cap)))
-    payload = payload_for(1, w, cap)
+    w = _largest(0, n_withdrawn, lambda k: fits(_branch_payload(view, 1, k, cap)))
+    payload = _branch_payload(view, 1, w, cap)
     if fits(payload):
         return payload
-    cap = largest(0, widest if cap is None else cap, lambda c: fits(payload_for(1, w, c)))
-    return payload_for(1, w, cap)
+    cap = _largest(0, widest if cap is None else cap,
+                   lambda c: fits(_branch_payload(view, 1, w, c)))
+    return _branch_payload(view, 1, w, cap)
+
+
+def _branch(
+    config: Config, store: Store, root: Artifact, depth: int | str, deleted: str | None,
+    scope: ProjectScope, budget: int,
+) -> ArtifactBranch:
+    """The branch beneath an artifact: walked, filtered by deletion, rolled up, fitted."""
+    parent_types = {p for parents in config.backlog.parents.values() for p in parents}
+    walk = _walk(store, root, depth, parent_types, scope)
+    served_ids, counted, withdrawn_rows = _served(walk, root, deleted)
+    rows, withdrawn_items = _branch_rows(store, walk, served_ids, withdrawn_rows, scope)
+    view = _BranchView(config, store, scope, root, depth, budget, walk, served_ids,
+                       withdrawn_rows, rows, withdrawn_items, _rollup(counted))
+    return _fitted_branch(view)
 
 
 # -- the read --------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ imports is left out (name that project to list it).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from revetly_core.answers.backlog import BacklogAnswer, BacklogRow
@@ -17,10 +18,12 @@ from revetly_core.ids import id_key
 from revetly_core.model import WORK_ITEM_STATUSES, WORK_ITEM_TYPES, Artifact
 from revetly_core.reads.budget import Cut, cut_report, fit, payload_bytes, read_budget
 from revetly_core.reads.cursor import decode_cursor, encode_cursor, invalid_cursor
-from revetly_core.reads.envelope import check_deleted, deleted_clause, envelope, resolve_project
+from revetly_core.reads.envelope import check_deleted, envelope, resolve_project
 from revetly_core.reads.marks import row_marks
 from revetly_core.refusal import Refusal
-from revetly_core.store.db import Store, row_to_artifact
+from revetly_core.store.protocols import Store
+from revetly_core.store.queries_backlog import ItemFilter
+from revetly_core.store.rows import COMPACT_COLUMNS
 
 READ_NAME = "list_backlog"
 DEFAULT_LIMIT = 50
@@ -29,12 +32,7 @@ MAX_FILTER_CHARS = 200
 
 TYPE_RANK: dict[str, int] = {t: i for i, t in enumerate(WORK_ITEM_TYPES)}
 
-ROW_COLUMNS = (
-    "id, project, type, kind, title, status, parent, owner, '' AS body, criteria, "
-    "criteria_unparsed, metadata, aliases, source, source_path, source_uri, blob, created_at, "
-    "source_updated_at, ingested_at, deleted, deleted_at, deleted_clock, deleted_note, "
-    "provenance, withheld"
-)
+ROW_COLUMNS = COMPACT_COLUMNS
 """Every artifacts column but the body, which no compact row serves (read as '')."""
 
 SortKey = tuple[int, str, int, str]
@@ -131,10 +129,6 @@ def _resume_key(after: list[Any] | None) -> SortKey | None:
     raise invalid_cursor(READ_NAME, "it holds no backlog position")
 
 
-def _in(column: str, values: list[str]) -> tuple[str, tuple[str, ...]]:
-    return f"{column} IN ({','.join('?' for _ in values)})", tuple(values)
-
-
 def list_backlog(
     config: Config,
     store: Store,
@@ -154,51 +148,26 @@ def list_backlog(
     always present: no connector yet ingests untyped tracker items, so it reads empty.
     """
     deleted = check_deleted(deleted)
-    statuses = _choices("status", status, WORK_ITEM_STATUSES)
-    types = _choices("pbi_type", pbi_type, WORK_ITEM_TYPES)
-    provenances = _free_list("provenance", provenance)
+    statuses, types, provenances = _checked_filters(status, pbi_type, provenance)
     limit = _limit(limit)
     scope = resolve_project(config, project, with_imports=False)
     filters: dict[str, Any] = {
         "status": statuses, "pbi_type": types, "provenance": provenances,
         "project": scope.name, "deleted": deleted,
     }
+    item_filter = ItemFilter(tuple(types or WORK_ITEM_TYPES), tuple(statuses or ()),
+                             tuple(provenances or ()), scope.reach, deleted)
     revision = store.revision
     after: SortKey | None = None
     if cursor is not None and cursor != "":
         after = _resume_key(
             decode_cursor(cursor, read=READ_NAME, filters=filters, revision=revision)
         )
-
-    clauses: list[str] = [deleted_clause(deleted)]
-    params: list[str] = []
-    for column, values in (
-        ("type", types or list(WORK_ITEM_TYPES)), ("status", statuses), ("provenance", provenances)
-    ):
-        if values:
-            sql, p = _in(column, values)
-            clauses.append(sql)
-            params.extend(p)
-    project_sql, project_params = scope.sql()
-    clauses.append(project_sql)
-    params.extend(project_params)
-    found = sorted(
-        serve_key_of(r[0], r[1])
-        for r in store.conn.execute(
-            f"SELECT id, type FROM artifacts WHERE {' AND '.join(clauses)}", tuple(params)
-        )
-    )
+    found = sorted(serve_key_of(i, t) for i, t in store.matching_items(item_filter))
     remaining = found if after is None else [k for k in found if k > after]
-    page_keys = remaining[:limit]
     more = len(remaining) > limit
-    page_ids = [k[3] for k in page_keys]
-    loaded = {
-        r["id"]: row_to_artifact(r)
-        for r in store.conn.execute(
-            f"SELECT {ROW_COLUMNS} FROM artifacts WHERE id IN ({','.join('?' * len(page_ids))})",
-            tuple(page_ids),
-        )
-    } if page_ids else {}
+    page_ids = [k[3] for k in remaining[:limit]]
+    loaded = store.compact_artifacts(page_ids)
     page = [loaded[i] for i in page_ids]
     rows = [compact_row(store, a, multi=scope.multi, with_parent=True) for a in page]
     env = envelope(config, store, scope)
@@ -216,16 +185,29 @@ def list_backlog(
         payload["outside_backlog"] = {"count": 0, "items": []}
         return {**payload, **env}
 
-    budget = read_budget(config.read.budget)
-    payload = build(len(page), None)
+    return _fitted(build, cursor_after, len(page), read_budget(config.read.budget))
+
+
+def _checked_filters(
+    status: str | None, pbi_type: str | None, provenance: str | None
+) -> tuple[list[str] | None, list[str] | None, list[str] | None]:
+    """The status, pbi_type and provenance arguments checked, in that order (None: any)."""
+    return (_choices("status", status, WORK_ITEM_STATUSES),
+            _choices("pbi_type", pbi_type, WORK_ITEM_TYPES), _free_list("provenance", provenance))
+
+
+def _fitted(build: Callable[[int, CutReport | None], BacklogAnswer],
+            cursor_after: Callable[[int], str], page: int, budget: int) -> BacklogAnswer:
+    """The page as built, or cut (from the end) until it fits the read budget."""
+    payload = build(page, None)
     if payload_bytes(payload) <= budget:
         return payload
-    trial = build(len(page), cut_report(len(page), len(page), budget))
-    trial.setdefault("next_cursor", cursor_after(len(page)))
+    trial = build(page, cut_report(page, page, budget))
+    trial.setdefault("next_cursor", cursor_after(page))
     fit(trial, [Cut(("items",), "truncated")], budget)
     served = len(trial["items"])
-    payload = build(served, cut_report(len(page), served, budget))
+    payload = build(served, cut_report(page, served, budget))
     while served and payload_bytes(payload) > budget:  # the resumed cursor may be longer
         served -= 1
-        payload = build(served, cut_report(len(page), served, budget))
+        payload = build(served, cut_report(page, served, budget))
     return payload

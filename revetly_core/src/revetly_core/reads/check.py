@@ -9,8 +9,9 @@ from revetly_core.config import Config
 from revetly_core.connectors.base import FileProblem
 from revetly_core.connectors.repository import RepositoryConnector
 from revetly_core.ids import IdResolver, id_key
+from revetly_core.markdown.criteria import doubled_criteria_problem
 from revetly_core.model import WORK_ITEM_TYPES, Artifact
-from revetly_core.store.db import Store
+from revetly_core.store.protocols import Store
 
 SEVERITIES = ("error", "warning", "note")
 NOTE_CODES = frozenset({"assumed"})
@@ -57,6 +58,31 @@ def parent_cycles(parents: dict[str, str]) -> list[list[str]]:
         for n in path:
             state[n] = 2
     return cycles
+
+
+def revises_problems(a: Artifact, arts: dict[str, Artifact]) -> list[dict[str, Any]]:
+    """The revises entries of an artifact aimed at a held artifact that is not a work item."""
+    out: list[dict[str, Any]] = []
+    for entry in a.metadata.get("declared", {}).get("revises", []):
+        target = arts.get(str(entry.get("id")))
+        if target is not None and target.type not in WORK_ITEM_TYPES:
+            out.append({
+                "path": a.source_path, "id": a.id, "code": "revises-not-work-item",
+                "detail": f"revises {target.id}, which is a {target.type}, not a work item",
+            })
+    return out
+
+
+def item_problems(arts: dict[str, Artifact]) -> list[dict[str, Any]]:
+    """Per artifact: a work item carrying its criteria twice, then its misaimed revises."""
+    problems: list[dict[str, Any]] = []
+    for a in arts.values():
+        doubled = (doubled_criteria_problem(a.id, a.source_path, a.body)
+                   if a.type in WORK_ITEM_TYPES else None)
+        if doubled is not None:
+            problems.append(dict(doubled))
+        problems.extend(revises_problems(a, arts))
+    return problems
 
 
 def _link_problems(
@@ -138,10 +164,10 @@ def check_instance(root: Path, config: Config, store: Store | None) -> dict[str,
     commit_ids: set[str] = set()
     held_ids = set(arts)
     if store is not None:
-        for row in store.conn.execute("SELECT id, type FROM artifacts"):
-            held_ids.add(row[0])
-            if row[1] == "commit":
-                commit_ids.add(row[0])
+        for aid, typ in store.ids_and_types():
+            held_ids.add(aid)
+            if typ == "commit":
+                commit_ids.add(aid)
     resolver = IdResolver(held_ids)
     dangling: list[dict[str, Any]] = []
     have_commits = store is not None and bool(config.connectors.commits)
@@ -156,9 +182,7 @@ def check_instance(root: Path, config: Config, store: Store | None) -> dict[str,
             target = resolver.resolve(key) if key else None
             if target in arts:
                 parents[a.id] = target
-    from revetly_core.writes.repair import write_side_problems
-
-    problems.extend(write_side_problems(arts))
+    problems.extend(item_problems(arts))
     for cycle in parent_cycles(parents):
         problems.append({
             "path": arts[cycle[0]].source_path, "id": cycle[0], "code": "parent-cycle",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from revetly_core.answers.common import Envelope
 from revetly_core.config import Config
 from revetly_core.refusal import Refusal
-from revetly_core.store.db import Store
+from revetly_core.store.protocols import Store
 
 DELETED_VALUES = ("include", "only")
 
@@ -26,16 +26,6 @@ def check_deleted(deleted: str | None) -> str | None:
     return deleted
 
 
-def deleted_clause(deleted: str | None, alias: str = "") -> str:
-    """The SQL condition a deleted argument puts on artifacts."""
-    col = f"{alias}.deleted" if alias else "deleted"
-    if deleted == "include":
-        return "1"
-    if deleted == "only":
-        return f"{col}=1"
-    return f"{col}=0"
-
-
 @dataclass(frozen=True)
 class ProjectScope:
     """Which project answers a read, and which projects' artifacts it may reach."""
@@ -43,11 +33,6 @@ class ProjectScope:
     name: str
     reach: tuple[str, ...]
     multi: bool
-
-    def sql(self, alias: str = "") -> tuple[str, tuple[str, ...]]:
-        col = f"{alias}.project" if alias else "project"
-        marks = ",".join("?" for _ in self.reach)
-        return f"{col} IN ({marks})", self.reach
 
 
 def resolve_project(config: Config, project: str | None, *, with_imports: bool) -> ProjectScope:

@@ -9,8 +9,7 @@ from typing import Any
 from revetly_core.answers.common import Freshness
 from revetly_core.answers.health import HealthAnswer, SourceHealth
 from revetly_core.config import Config
-from revetly_core.store.db import Store
-from revetly_core.store.keyword import KeywordIndex
+from revetly_core.store.protocols import KeywordIndex, Store
 
 
 def history_block(sources: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
@@ -89,9 +88,7 @@ def context_health(config: Config, store: Store, index: KeywordIndex) -> HealthA
     hist = history_block(sources)
     if hist is not None:
         payload["history"] = hist
-    unparsed = store.conn.execute(
-        "SELECT source, COUNT(*) FROM artifacts WHERE criteria_unparsed=1 AND deleted=0 "
-        "GROUP BY source ORDER BY source").fetchall()
+    unparsed = store.unparsed_criteria_by_source()
     if unparsed:
-        payload["criteria_unparsed"] = {r[0]: r[1] for r in unparsed}
+        payload["criteria_unparsed"] = unparsed
     return payload

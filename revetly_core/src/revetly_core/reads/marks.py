@@ -7,7 +7,7 @@ import json
 from revetly_core.answers.common import Marks, Reviser
 from revetly_core.markdown.criteria import criteria_fingerprint
 from revetly_core.model import Artifact
-from revetly_core.store.db import Store
+from revetly_core.store.protocols import Store
 
 REVISED_BY_MARK = True
 """Every served row of a work item a note declares it revises carries revised_by."""
@@ -28,12 +28,7 @@ def deletion_marks(a: Artifact) -> Marks:
 
 def superseded_by(store: Store, artifact_id: str) -> list[str]:
     """Ids of live notes whose frontmatter declares they supersede this artifact, sorted."""
-    rows = store.conn.execute(
-        "SELECT l.src FROM links l JOIN artifacts a ON a.id = l.src WHERE l.dst=? "
-        "AND l.relation='supersedes' AND l.invalid_at IS NULL AND a.deleted=0 ORDER BY l.src",
-        (artifact_id,),
-    )
-    return [r[0] for r in rows]
+    return store.live_superseders(artifact_id)
 
 
 def criterion_changed(fingerprint: str | None, position: int, criteria: list[str]) -> bool | None:
@@ -47,13 +42,8 @@ def criterion_changed(fingerprint: str | None, position: int, criteria: list[str
 
 def revised_by(store: Store, item: Artifact) -> list[Reviser]:
     """One entry per live note declaring it revises the item, newest first, with criterion_changed."""
-    rows = store.conn.execute(
-        "SELECT l.src, l.detail, a.created_at FROM links l JOIN artifacts a ON a.id = l.src "
-        "WHERE l.dst=? AND l.relation='revises' AND l.invalid_at IS NULL AND a.deleted=0",
-        (item.id,),
-    ).fetchall()
     entries: list[tuple[str, str, Reviser]] = []
-    for src, detail_text, created in rows:
+    for src, detail_text, created in store.revising_notes(item.id):
         detail = json.loads(detail_text)
         entry: Reviser = {"id": src, "criteria": list(detail.get("criteria", []))}
         fps = detail.get("criteria_fp")

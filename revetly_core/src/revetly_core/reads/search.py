@@ -15,10 +15,11 @@ from revetly_core.reads import ranking, retrieval, semantic
 from revetly_core.reads.budget import Cut, fit, read_budget
 from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
 from revetly_core.reads.marks import row_marks
-from revetly_core.reads.text import STOPWORDS, best_passage, light_stem, query_words, summary
+from revetly_core.reads.text import best_passage, light_stem, query_words, summary
 from revetly_core.refusal import Refusal
-from revetly_core.store.db import Store
-from revetly_core.store.keyword import Alternatives, KeywordIndex, KeywordSearcher
+from revetly_core.store.keyword import Alternatives
+from revetly_core.store.protocols import KeywordIndex, KeywordSearcher, Store
+from revetly_core.store.stopwords import STOPWORDS
 
 MAX_QUERY_CHARS = 2_000
 MAX_LIMIT = 50
@@ -138,13 +139,7 @@ def _links_map(store: Store, artifact_id: str, served: set[str], deleted: str | 
     """cites / cited_by / references / referenced_by / mentions / mentioned_by, ≤ 3 ids each."""
     far: dict[str, set[str]] = {}
     gone: set[str] = set()
-    rows = store.conn.execute(
-        "SELECT l.src, l.dst, l.relation, COALESCE(a.deleted, 0) FROM links l "
-        "LEFT JOIN artifacts a ON a.id = CASE WHEN l.src=? THEN l.dst ELSE l.src END "
-        "WHERE (l.src=? OR l.dst=?) AND l.invalid_at IS NULL AND l.relation IN "
-        "('cites','references','mentions')", (artifact_id, artifact_id, artifact_id),
-    )
-    for src, dst, relation, far_deleted in rows:
+    for src, dst, relation, far_deleted in store.neighbour_links(artifact_id):
         if far_deleted and deleted != "include":
             continue
         out_key, in_key = LINK_KEYS[relation]
@@ -171,15 +166,9 @@ def _links_map(store: Store, artifact_id: str, served: set[str], deleted: str | 
 def _declared_link_counts(store: Store, ids: list[str]) -> dict[str, int]:
     """id -> the live declared links that count for it (`ranking.counts_toward`)."""
     counts: dict[str, int] = dict.fromkeys(ids, 0)
-    for start in range(0, len(ids), 400):
-        part = ids[start : start + 400]
-        marks = ",".join("?" * len(part))
-        for src, dst, relation in store.conn.execute(
-            f"SELECT src, dst, relation FROM links WHERE invalid_at IS NULL AND method='declared' "
-            f"AND dst IN ({marks})", tuple(part),
-        ):
-            if dst != src and ranking.counts_toward(relation):
-                counts[dst] += 1
+    for src, dst, relation in store.declared_links_into(ids):
+        if dst != src and ranking.counts_toward(relation):
+            counts[dst] += 1
     return counts
 
 
@@ -187,15 +176,9 @@ def _stated_names(store: Store, ids: list[str]) -> dict[str, set[str]]:
     """src -> ids it names by a stated explicit-ref or supersedes edge, within ids."""
     names: dict[str, set[str]] = {}
     wanted = set(ids)
-    for start in range(0, len(ids), 400):
-        part = ids[start : start + 400]
-        marks = ",".join("?" * len(part))
-        for src, dst in store.conn.execute(
-            f"SELECT src, dst FROM links WHERE invalid_at IS NULL AND src IN ({marks}) AND "
-            f"(method='explicit-ref' OR relation='supersedes')", tuple(part),
-        ):
-            if dst in wanted:
-                names.setdefault(src, set()).add(dst)
+    for src, dst in store.stated_names_from(ids):
+        if dst in wanted:
+            names.setdefault(src, set()).add(dst)
     return names
 
 
@@ -205,14 +188,7 @@ def _invalidated(
     """Declared relations touching the rows that a later pass retired: counted, or served."""
     if not order:
         return 0, []
-    marks = ",".join("?" * len(order))
-    rows = store.conn.execute(
-        f"SELECT src, dst, relation, invalid_at FROM links WHERE invalid_at IS NOT NULL "
-        f"AND method='declared' AND relation IN ('parent','delivers','supersedes','revises') "
-        f"AND (src IN ({marks}) OR dst IN ({marks})) ORDER BY src, dst, relation",
-        (*order, *order),
-    ).fetchall()
-    retired = [(r[0], r[1], r[2], r[3]) for r in rows]
+    retired = [(r.src, r.dst, r.relation, r.invalid_at) for r in store.retired_declared_links(order)]
     return (0, retired) if deleted == "include" else (len(retired), [])
 
 
@@ -223,18 +199,10 @@ def _facts(
     if not order:
         return [], 0, 0
     near_top = set(order[:FACTS_NEAR_TOP])
-    marks = ",".join("?" * len(order))
     rel_order = list(FACT_RELATIONS)
     candidates: list[tuple[int, int, int, str, Fact]] = []
-    rows = store.conn.execute(
-        f"SELECT l.src, l.dst, l.relation, sa.title, da.title FROM links l "
-        f"LEFT JOIN artifacts sa ON sa.id=l.src LEFT JOIN artifacts da ON da.id=l.dst "
-        f"WHERE l.invalid_at IS NULL AND l.method='declared' AND l.relation IN "
-        f"('parent','delivers','supersedes','revises') AND (l.src IN ({marks}) OR l.dst IN ({marks}))",
-        (*order, *order),
-    ).fetchall()
     wanted = set(words)
-    for src, dst, relation, stitle, dtitle in rows:
+    for src, dst, relation, stitle, dtitle in store.declared_facts(order):
         text = f"{src} ({stitle or titles.get(src, '?')}) {FACT_RELATIONS[relation]} {dst} ({dtitle or '?'})"
         hits = len({light_stem(w) for w in re.findall(r"[A-Za-z0-9]+", text)} & wanted)
         touches_top = src in near_top or dst in near_top
@@ -243,10 +211,7 @@ def _facts(
         row: Fact = {"fact": text, "relation": relation, "endpoints": [src, dst], "band": "declared",
                      "matched": False}
         candidates.append((0, -hits, rel_order.index(relation), text, row))
-    for _sid, aid, text, stated_at in store.conn.execute(
-        f"SELECT id, artifact_id, text, stated_at FROM statements WHERE artifact_id IN ({marks})",
-        tuple(order),
-    ):
+    for _sid, aid, text, stated_at in store.statements_of(order):
         fact = f"{aid} states: {text}"
         hits = len({light_stem(w) for w in re.findall(r"[A-Za-z0-9]+", fact)} & wanted)
         if hits == 0 and aid not in near_top:
@@ -396,11 +361,7 @@ def _rank(config: Config, store: Store, gathered: list[Gathered], query: str) ->
     }
     ids = [g.artifact.id for g in gathered]
     link_counts = _declared_link_counts(store, ids)
-    superseded = {
-        r[0] for r in store.conn.execute(
-            f"SELECT DISTINCT dst FROM links WHERE relation='supersedes' AND invalid_at IS NULL "
-            f"AND dst IN ({','.join('?' * len(ids))})", tuple(ids))
-    }
+    superseded = store.superseded_among(ids)
     candidates = {
         g.artifact.id: ranking.Candidate(
             g.artifact.id, g.artifact.type, (id_key(g.artifact.id) or _NO_KEY).family,
@@ -429,12 +390,8 @@ def _revising(store: Store, ids: list[str]) -> dict[str, set[str]]:
     """note -> the gathered items it declares it revises (live declarations only)."""
     if not retrieval.REVISES_ORDER or not ids:
         return {}
-    marks = ",".join("?" * len(ids))
     out: dict[str, set[str]] = {}
-    for src, dst in store.conn.execute(
-        f"SELECT src, dst FROM links WHERE relation='revises' AND invalid_at IS NULL "
-        f"AND src IN ({marks}) AND dst IN ({marks})", (*ids, *ids),
-    ):
+    for src, dst in store.revises_within(ids):
         out.setdefault(src, set()).add(dst)
     return out
 
@@ -443,13 +400,8 @@ def _newest_revisers(store: Store, ids: list[str]) -> dict[str, str]:
     """item -> its newest live revising note, for the items among ids that have one."""
     if not ids:
         return {}
-    marks = ",".join("?" * len(ids))
     best: dict[str, tuple[str, str]] = {}
-    for src, dst, created in store.conn.execute(
-        f"SELECT l.src, l.dst, COALESCE(a.created_at, '') FROM links l JOIN artifacts a "
-        f"ON a.id = l.src WHERE l.relation='revises' AND l.invalid_at IS NULL AND a.deleted=0 "
-        f"AND l.dst IN ({marks})", tuple(ids),
-    ):
+    for src, dst, created in store.live_revisers(ids):
         if dst not in best or (created, src) > best[dst]:
             best[dst] = (created, src)
     return {item: note for item, (_, note) in best.items()}

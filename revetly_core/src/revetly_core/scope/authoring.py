@@ -92,8 +92,8 @@ def slim_brief(ctx: ScopeContext, artifact_id: str, method: str) -> dict[str, An
     a = ctx.store.get(artifact_id)
     assert a is not None
     declared: dict[str, list[str]] = {}
-    for r in ctx.store.live_links("src=? AND method='declared'", (a.id,)):
-        declared.setdefault(r["relation"], []).append(r["dst"])
+    for relation, dst in ctx.store.declared_targets(a.id):
+        declared.setdefault(relation, []).append(dst)
     row: dict[str, Any] = {"artifact_id": a.id, "title": a.title, "status": a.status,
                            "artifact_type": a.type, "parent": a.parent, "method": method}
     row["acceptance_criteria"] = a.criteria[:CRITERIA_LISTED]

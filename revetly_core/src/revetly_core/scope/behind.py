@@ -22,7 +22,7 @@ from revetly_core.scope.arguments import invalid
 from revetly_core.scope.binding import artifacts_by_id
 from revetly_core.scope.gather import is_statement, neighbours
 from revetly_core.scope.path_history import PathCommit, PathHistoryCache, brought_in
-from revetly_core.store.db import Store
+from revetly_core.store.protocols import Store
 
 SUBJECT_WEIGHT = 1.0
 BODY_WEIGHT = 0.25
@@ -144,15 +144,8 @@ def weigh_commits(
     held = store.ids_for_keys(sorted(wanted))
     shas = [c.sha for c in commits]
     delivered: dict[str, list[tuple[str, str]]] = {}
-    for start in range(0, len(shas), 500):
-        part = shas[start : start + 500]
-        marks = ",".join("?" * len(part))
-        for record, sha, story in store.conn.execute(
-            f"SELECT l.src, l.dst, d.dst FROM links l JOIN artifacts a ON a.id=l.src "
-            f"JOIN links d ON d.src=l.src AND d.relation='delivers' AND d.invalid_at IS NULL "
-            f"WHERE l.relation='implemented_by' AND l.invalid_at IS NULL AND a.deleted=0 "
-            f"AND l.dst IN ({marks}) ORDER BY l.src", tuple(part)):
-            delivered.setdefault(sha, []).append((record, story))
+    for record, sha, story in store.delivering_records(shas):
+        delivered.setdefault(sha, []).append((record, story))
     ids = sorted(set(held.values()) | {s for v in delivered.values() for _, s in v})
     arts = artifacts_by_id(store, ids)
     stories = {i for i, a in arts.items() if a.type in WORK_ITEM_TYPES and not a.deleted}

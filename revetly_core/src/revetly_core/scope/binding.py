@@ -22,42 +22,23 @@ from revetly_core.scope.gather import (
 )
 from revetly_core.scope.members import Members
 from revetly_core.scope.topic import topic_share_of
-from revetly_core.store.db import Store
+from revetly_core.store.protocols import Store
 
 LITE_ABSENT: dict[str, Any] = {"absent": True, "reason": "lite"}
 EMPTY_NOTE = ("nothing was gathered for this scope; that is not a statement that nothing "
               "binds it")
 ANCESTORS_NOTE = ("what the scope hangs under keeps a few statements each; read the ancestor "
                   "itself with get_scope(question='binding', artifact_id=...) to see them all")
-_CHUNK = 500
 
 
 def artifacts_by_id(store: Store, ids: list[str]) -> dict[str, Artifact]:
-    """The held artifacts among ids, read in chunks."""
-    from revetly_core.store.db import row_to_artifact
-
-    out: dict[str, Artifact] = {}
-    wanted = sorted(set(ids))
-    for start in range(0, len(wanted), _CHUNK):
-        part = wanted[start : start + _CHUNK]
-        marks = ",".join("?" * len(part))
-        for row in store.conn.execute(f"SELECT * FROM artifacts WHERE id IN ({marks})",
-                                      tuple(part)):
-            out[row["id"]] = row_to_artifact(row)
-    return out
+    """The held artifacts among ids, in id order."""
+    return store.held_artifacts(ids)
 
 
 def statement_texts(store: Store, ids: list[str]) -> dict[str, str]:
     """artifact id -> the statement the read pass extracted from it."""
-    out: dict[str, str] = {}
-    for start in range(0, len(ids), _CHUNK):
-        part = ids[start : start + _CHUNK]
-        marks = ",".join("?" * len(part))
-        for aid, text in store.conn.execute(
-            f"SELECT artifact_id, text FROM statements WHERE artifact_id IN ({marks}) "
-            f"ORDER BY id", tuple(part)):
-            out.setdefault(aid, text)
-    return out
+    return store.statement_texts(ids)
 
 
 def superseders(graph: Any, node: str) -> list[str]:

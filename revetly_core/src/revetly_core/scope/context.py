@@ -8,8 +8,7 @@ from typing import Any
 
 from revetly_core.config import Config
 from revetly_core.scope.path_history import PathHistoryCache
-from revetly_core.store.db import Store
-from revetly_core.store.keyword import KeywordIndex
+from revetly_core.store.protocols import KeywordIndex, Store
 
 
 @dataclass

@@ -25,35 +25,18 @@ UNDATED_LISTED = 20
 def _in_scope(ctx: ScopeContext, scope: ProjectScope, root: str | None) -> dict[str, tuple[Any, ...]]:
     """id -> (title, type, status, source, source_path, created_at, source_updated_at,
     ingested_at, deleted, deleted_at, deleted_clock) of the non-commit artifacts in scope."""
-    cur = ctx.store.conn.cursor()
-    cur.row_factory = None
-    columns = ("id, title, type, status, source, source_path, created_at, source_updated_at, "
-               "ingested_at, deleted, deleted_at, deleted_clock")
     if root is not None:
         members = walk_members(ctx.graph, [root])
         keep = sorted(m for m, v in members.by_id.items() if v.position in ("own", "beneath"))
-        out: dict[str, tuple[Any, ...]] = {}
-        for start in range(0, len(keep), 500):
-            part = keep[start : start + 500]
-            marks = ",".join("?" * len(part))
-            for r in cur.execute(f"SELECT {columns} FROM artifacts WHERE kind != 'commit' "
-                                 f"AND id IN ({marks})", tuple(part)):
-                out[r[0]] = r[1:]
-        return out
-    return {r[0]: r[1:] for r in cur.execute(
-        f"SELECT {columns} FROM artifacts WHERE kind != 'commit' AND project=?", (scope.name,))}
+        return dict(ctx.store.dated_rows_of(keep))
+    return dict(ctx.store.dated_rows_in(scope.name))
 
 
-def _sql_window(window: Window, column: str) -> tuple[str, tuple[str, ...]]:
-    """A coarse SQL prefilter on an ISO time column: a day of slack on each side for zones."""
-    parts, params = [], []
-    if window.since is not None:
-        parts.append(f"{column} >= ?")
-        params.append((window.since - dt.timedelta(days=1)).date().isoformat())
-    if window.until is not None:
-        parts.append(f"{column} < ?")
-        params.append((window.until + dt.timedelta(days=2)).date().isoformat())
-    return (" AND ".join(parts) or "1"), tuple(params)
+def prefilter_bounds(window: Window) -> tuple[str | None, str | None]:
+    """A coarse prefilter on ISO times (since, before): a day of slack on each side for zones."""
+    since = None if window.since is None else (window.since - dt.timedelta(days=1)).date().isoformat()
+    before = None if window.until is None else (window.until + dt.timedelta(days=2)).date().isoformat()
+    return since, before
 
 
 def _inside(window: Window, when: str | None) -> bool:
@@ -65,13 +48,8 @@ def source_changes(ctx: ScopeContext, arts: dict[str, tuple[Any, ...]],
     """Changes dated by the sources' own history, and the artifacts nothing dates."""
     by_path = {(v[3], v[4]): k for k, v in arts.items() if v[4]}
     changes: dict[str, list[Change]] = {}
-    cur = ctx.store.conn.cursor()
-    cur.row_factory = None
-    dated = {by_path[(s, p)] for s, p in cur.execute("SELECT DISTINCT source, path FROM history")
-             if (s, p) in by_path}
-    where, params = _sql_window(window, "at")
-    for source, path, revision, at, change in cur.execute(
-            f"SELECT source, path, revision, at, change FROM history WHERE {where}", params):
+    dated = {by_path[(s, p)] for s, p in ctx.store.history_paths() if (s, p) in by_path}
+    for source, path, revision, at, change in ctx.store.history_between(*prefilter_bounds(window)):
         aid = by_path.get((source, path))
         if aid is not None and _inside(window, at):
             changes.setdefault(aid, []).append(
@@ -111,11 +89,8 @@ def ingest_changes(arts: dict[str, tuple[Any, ...]],
 def commit_counts(ctx: ScopeContext, scope: ProjectScope, window: Window,
                   clock: str) -> dict[str, int]:
     """Commits per repository source whose time on the clock falls in the window."""
-    column = "created_at" if clock == "source" else "ingested_at"
     counts: dict[str, int] = {}
-    for source, at in ctx.store.conn.execute(
-            f"SELECT source, {column} FROM artifacts WHERE kind='commit' AND deleted=0 "
-            f"AND project IN ({','.join('?' * len(scope.reach))})", scope.reach):
+    for source, at in ctx.store.commit_times(scope.reach, clock):
         if _inside(window, at):
             counts[source] = counts.get(source, 0) + 1
     return dict(sorted(counts.items()))
@@ -124,9 +99,7 @@ def commit_counts(ctx: ScopeContext, scope: ProjectScope, window: Window,
 def external_references(ctx: ScopeContext, arts: dict[str, tuple[Any, ...]]) -> int:
     """Ids the scope's artifacts name that were never ingested."""
     far = set()
-    for src, dst in ctx.store.conn.execute(
-            "SELECT l.src, l.dst FROM links l LEFT JOIN artifacts a ON a.id = l.dst "
-            "WHERE l.invalid_at IS NULL AND a.id IS NULL AND l.relation != 'implemented_by'"):
+    for src, dst in ctx.store.unheld_targets():
         if src in arts:
             far.add(dst)
     return len(far)

@@ -19,7 +19,6 @@ from revetly_core.reads.envelope import ProjectScope
 from revetly_core.scope.arguments import Window
 from revetly_core.scope.context import ScopeContext
 from revetly_core.scope.members import walk_members
-from revetly_core.store.db import row_to_artifact
 
 DRIFT_CUTS = [
     Cut(("clean",), "clean_truncated"),
@@ -173,17 +172,7 @@ def classify_checklist(item: Artifact,
 
 def _full_items(ctx: ScopeContext, ids: list[str]) -> dict[str, Artifact]:
     """The done items drift reads the checklists of, whole."""
-    out: dict[str, Artifact] = {}
-    for start in range(0, len(ids), 500):
-        part = ids[start : start + 500]
-        marks = ",".join("?" * len(part))
-        for r in ctx.store.conn.execute(f"SELECT * FROM artifacts WHERE id IN ({marks})",
-                                        tuple(part)):
-            out[r["id"]] = row_to_artifact(r)
-    return out
-
-
-_ITEM_COLUMNS = "id, type, title, status, source_updated_at"
+    return ctx.store.held_artifacts(ids)
 
 
 def _light(row: tuple[Any, ...]) -> Artifact:
@@ -193,36 +182,21 @@ def _light(row: tuple[Any, ...]) -> Artifact:
 
 def _items(ctx: ScopeContext, scope: ProjectScope, root: str | None) -> dict[str, Artifact]:
     """The work items drift reads: the project's own, or the branch beneath an artifact."""
-    cur = ctx.store.conn.cursor()
-    cur.row_factory = None
     if root is not None:
         members = walk_members(ctx.graph, [root])
         ids = sorted(m for m, v in members.by_id.items() if v.position in ("own", "beneath"))
-        out: dict[str, Artifact] = {}
-        for start in range(0, len(ids), 500):
-            part = ids[start : start + 500]
-            marks = ",".join("?" * len(part))
-            for row in cur.execute(f"SELECT {_ITEM_COLUMNS} FROM artifacts WHERE kind='work-item' "
-                                   f"AND deleted=0 AND id IN ({marks})", tuple(part)):
-                out[row[0]] = _light(row)
-        return out
-    return {row[0]: _light(row) for row in cur.execute(
-        f"SELECT {_ITEM_COLUMNS} FROM artifacts WHERE kind='work-item' AND deleted=0 "
-        f"AND project=? ORDER BY id", (scope.name,))}
+        return {row.id: _light(row) for row in ctx.store.live_items_of(ids)}
+    return {row.id: _light(row) for row in ctx.store.live_items_in(scope.name)}
 
 
 def _records(ctx: ScopeContext, items: dict[str, Artifact]) -> list[Delivery]:
     out: list[Delivery] = []
-    for r in ctx.store.conn.execute(
-        "SELECT a.*, l.dst AS delivers_id, i.criteria AS item_criteria FROM links l "
-        "JOIN artifacts a ON a.id = l.src JOIN artifacts i ON i.id = l.dst "
-        "WHERE l.relation='delivers' AND l.invalid_at IS NULL AND a.deleted=0 "
-        "ORDER BY a.id, l.dst"):
-        item = items.get(r["delivers_id"])
+    for record, item_id, item_criteria in ctx.store.live_deliveries():
+        item = items.get(item_id)
         if item is not None:
             if not item.criteria:
-                item.criteria = list(json.loads(r["item_criteria"]))
-            out.append(Delivery(row_to_artifact(r), item))
+                item.criteria = list(json.loads(item_criteria))
+            out.append(Delivery(record, item))
     return out
 
 

@@ -15,10 +15,10 @@ from typing import Any
 
 from revetly_core.config import Config
 from revetly_core.ids import id_key
-from revetly_core.model import COMMIT_TYPE
+from revetly_core.model import Artifact
 from revetly_core.scope.behind import BODY_WEIGHT, SUBJECT_WEIGHT, named_in, story_finder
 from revetly_core.scope.path_history import PathCommit
-from revetly_core.store.db import Store, row_to_artifact
+from revetly_core.store.protocols import Store
 
 PATHS_LISTED = 10
 COMMITS_PER_STORY = 200
@@ -42,15 +42,9 @@ def backlog_folders(config: Config) -> tuple[str, ...]:
     return tuple((s.folder or "backlog").strip("/") + "/" for s in config.connectors.backlog_md)
 
 
-def naming_commit_rows(store: Store, story_ids: list[str]) -> dict[str, list[Any]]:
+def naming_commits_of(store: Store, story_ids: list[str]) -> dict[str, list[Artifact]]:
     """story id -> the live commits linked to it (newest first, COMMITS_PER_STORY at most)."""
-    out: dict[str, list[Any]] = {}
-    for sid in story_ids:
-        out[sid] = list(store.conn.execute(
-            "SELECT c.* FROM links l JOIN artifacts c ON c.id=l.src WHERE l.dst=? "
-            "AND l.invalid_at IS NULL AND c.type=? AND c.deleted=0 GROUP BY c.id "
-            "ORDER BY c.created_at DESC, c.id LIMIT ?", (sid, COMMIT_TYPE, COMMITS_PER_STORY)))
-    return out
+    return {sid: store.newest_commits_naming(sid, COMMITS_PER_STORY) for sid in story_ids}
 
 
 def file_share(gain: float, files: int) -> float:
@@ -67,9 +61,8 @@ def weigh_paths(config: Config, store: Store, story_ids: list[str]) -> list[Path
     wanted = {k.text(): sid for sid in story_ids if (k := id_key(sid)) is not None}
     skip = backlog_folders(config)
     weights: dict[tuple[str, str], PathWeight] = {}
-    for sid, rows in naming_commit_rows(store, story_ids).items():
-        for row in rows:
-            c = row_to_artifact(row)
+    for sid, commits in naming_commits_of(store, story_ids).items():
+        for c in commits:
             strong, weak = named_in(finder, PathCommit(c.id, c.created_at or "", c.title,
                                                        c.body, ""))
             if any(wanted.get(k.text()) == sid for k in strong):

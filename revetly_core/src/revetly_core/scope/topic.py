@@ -15,10 +15,10 @@ from typing import Any
 from revetly_core.config import Config
 from revetly_core.reads.envelope import ProjectScope
 from revetly_core.reads.search import alias_units
-from revetly_core.reads.text import STOPWORDS, light_stem
+from revetly_core.reads.text import light_stem
 from revetly_core.refusal import Refusal
-from revetly_core.store.db import Store
-from revetly_core.store.keyword import KeywordIndex
+from revetly_core.store.protocols import KeywordIndex, Store
+from revetly_core.store.stopwords import STOPWORDS
 
 MIN_TOPIC_WORD = 3
 """A topic word shorter than this names nothing."""

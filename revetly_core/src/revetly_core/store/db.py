@@ -10,9 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from revetly_core.connectors.base import FileProblem, KnownArtifact
-from revetly_core.ids import id_key
-from revetly_core.model import Artifact, HistoryEntry, Link, kind_of
+from revetly_core.model import Artifact, HistoryEntry, Link
 from revetly_core.refusal import Refusal
+from revetly_core.store.queries_artifact import ArtifactQueries
+from revetly_core.store.queries_backlog import BacklogQueries
+from revetly_core.store.queries_operate import OperateQueries
+from revetly_core.store.queries_pass import PassQueries
+from revetly_core.store.queries_scope import ScopeQueries
+from revetly_core.store.queries_search import SearchQueries
+from revetly_core.store.rows import _ART_COLS, _key_text, artifact_row, row_to_artifact
 
 SCHEMA_VERSION = 3
 """Bumped whenever the tables change; each bump adds one step to MIGRATIONS."""
@@ -99,76 +105,15 @@ def _v2_to_v3(conn: sqlite3.Connection) -> None:
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
 """from-version -> a step that brings the schema to from-version + 1."""
 
-_ART_COLS = (
-    "id",
-    "project",
-    "type",
-    "kind",
-    "title",
-    "status",
-    "parent",
-    "owner",
-    "body",
-    "criteria",
-    "criteria_unparsed",
-    "metadata",
-    "aliases",
-    "source",
-    "source_path",
-    "source_uri",
-    "blob",
-    "created_at",
-    "source_updated_at",
-    "ingested_at",
-    "deleted",
-    "deleted_at",
-    "deleted_clock",
-    "deleted_note",
-    "provenance",
-    "withheld",
-    "id_key",
-)
-
-
-def artifact_row(a: Artifact, ingested_at: str) -> tuple[Any, ...]:
-    """An Artifact as a row of the artifacts table, in _ART_COLS order."""
-    return (
-        a.id, a.project, a.type, kind_of(a.type), a.title, a.status, a.parent, a.owner, a.body,
-        json.dumps(a.criteria), int(a.criteria_unparsed),
-        json.dumps(a.metadata, sort_keys=True, default=str), json.dumps(a.aliases),
-        a.source, a.source_path, a.source_uri, a.blob, a.created_at, a.source_updated_at,
-        ingested_at, int(a.deleted), a.deleted_at, a.deleted_clock, a.deleted_note, a.provenance,
-        int(bool(a.metadata.get("withheld"))), _key_text(a.id),
-    )
-
-
 def _py_lower(value: str | None) -> str | None:
     """Python's Unicode lower-casing, for SQL that must fold case as the linker does."""
     return None if value is None else value.lower()
 
 
-def _key_text(artifact_id: str) -> str | None:
-    key = id_key(artifact_id)
-    return None if key is None else key.text()
-
-
-def row_to_artifact(row: sqlite3.Row) -> Artifact:
-    """A row of the artifacts table back as an Artifact."""
-    return Artifact(
-        id=row["id"], type=row["type"], title=row["title"], source=row["source"],
-        project=row["project"], body=row["body"], status=row["status"], parent=row["parent"],
-        owner=row["owner"], criteria=json.loads(row["criteria"]),
-        criteria_unparsed=bool(row["criteria_unparsed"]), metadata=json.loads(row["metadata"]),
-        source_path=row["source_path"], source_uri=row["source_uri"], blob=row["blob"],
-        created_at=row["created_at"], source_updated_at=row["source_updated_at"],
-        deleted=bool(row["deleted"]), deleted_at=row["deleted_at"],
-        deleted_clock=row["deleted_clock"], deleted_note=row["deleted_note"],
-        provenance=row["provenance"], aliases=json.loads(row["aliases"]),
-    )
-
-
-class Store:
-    """One instance's context.db. Many readers, one writer (the read pass holds the lock)."""
+class SQLiteStore(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries, PassQueries,
+                  ScopeQueries):
+    """One instance's context.db (the `Store` protocol over SQLite). Many readers, one writer
+    (the read pass holds the lock)."""
 
     def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.path = path
@@ -193,18 +138,11 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> SQLiteStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    @property
-    def db(self) -> Any:
-        """The same connection as a sqlite-utils Database, for maintenance and inspection."""
-        import sqlite_utils
-
-        return sqlite_utils.Database(self.conn)
 
     # -- schema -----------------------------------------------------------------------------
 
@@ -577,3 +515,7 @@ class Store:
         hist = [dict(r) for r in self.conn.execute(
             "SELECT * FROM history ORDER BY source, path, revision")]
         return {"artifacts": arts, "links": links, "statements": stmts, "history": hist}
+
+
+Store = SQLiteStore
+"""The name the engine, the pass and the writers construct the SQLite store by."""

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from revetly_core.model import Artifact
-from revetly_core.reads.text import STOPWORDS
+from revetly_core.store.stopwords import STOPWORDS
 
 INDEX_FORMAT = 5
 """Bumped when what the index holds or how it tokenizes changes: the next pass rebuilds it."""
@@ -175,8 +175,9 @@ def backend_for(name: Backend, directory: Path) -> IndexBackend:
     return Fts5Backend(directory)
 
 
-class KeywordIndex:
-    """A rebuildable cache of the store: never the source of truth, rebuilt when torn.
+class FileKeywordIndex:
+    """The `KeywordIndex` protocol over one backend's files (FTS5 or whoosh): a rebuildable cache
+    of the store, never the source of truth, rebuilt when torn.
 
     Both backends write atomically (a failed write leaves the index as it was) and the REVISION
     file is stamped only after a write committed; a revision that disagrees with the store's makes
@@ -230,3 +231,7 @@ class KeywordIndex:
             self._shared = self.backend.open()
             self._shared_revision = revision
         return self._shared
+
+
+KeywordIndex = FileKeywordIndex
+"""The name the engine and the pass construct the index by."""

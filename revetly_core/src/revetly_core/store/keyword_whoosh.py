@@ -39,7 +39,7 @@ def analyzer() -> Any:
     """whoosh's own pipeline for the same analysis as `keyword.analyze` (tokens, stop words, Porter)."""
     from whoosh.analysis import StemmingAnalyzer
 
-    from revetly_core.reads.text import STOPWORDS
+    from revetly_core.store.stopwords import STOPWORDS
 
     return StemmingAnalyzer(expression=TOKEN_PATTERN, stoplist=STOPWORDS)
 

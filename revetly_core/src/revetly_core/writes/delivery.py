@@ -60,12 +60,7 @@ def implementing_commits(store: Store | None, artifact_id: str) -> list[str]:
     """The commits CONTEXT holds that name the item (its commits source's own links)."""
     if store is None:
         return []
-    rows = store.conn.execute(
-        "SELECT DISTINCT a.id FROM links l JOIN artifacts a ON a.id = l.src "
-        "WHERE l.dst = ? AND a.type = 'commit' AND l.invalid_at IS NULL ORDER BY a.id",
-        (artifact_id,),
-    ).fetchall()
-    return [str(r[0]) for r in rows]
+    return store.commits_linked_to(artifact_id)
 
 
 def delivery_front(delivery_id: str, item_id: str, title: str, delivered_by: str, at: str,

@@ -1,4 +1,4 @@
-"""The write side of `revetly check`: doubled criteria sections named, and folded by --repair."""
+"""The write side of `revetly check --repair`: doubled criteria sections folded, last list kept."""
 
 from __future__ import annotations
 
@@ -6,35 +6,13 @@ from typing import Any
 
 import yaml
 
-from revetly_core.model import WORK_ITEM_TYPES, Artifact
 from revetly_core.writes.answers import wrote_nothing
 from revetly_core.writes.context import WriteContext
 from revetly_core.writes.git_commit import identity
 from revetly_core.writes.journal import write_lock
 from revetly_core.writes.principal import Principal
 from revetly_core.writes.reviews import utc_now
-from revetly_core.writes.story_body import criteria_sections, repair_doubled
-
-
-def write_side_problems(arts: dict[str, Artifact]) -> list[dict[str, Any]]:
-    """A work item whose body carries its criteria twice, and revises aimed at a non-work item."""
-    problems: list[dict[str, Any]] = []
-    for a in arts.values():
-        if a.type in WORK_ITEM_TYPES and len(criteria_sections(a.body)) > 1:
-            problems.append({
-                "path": a.source_path, "id": a.id, "code": "doubled-criteria",
-                "detail": f"{a.id} carries {len(criteria_sections(a.body))} acceptance-criteria "
-                          "sections; it reads back with every list",
-                "fix": "run `revetly check --repair` (keeps the last list)",
-            })
-        for entry in a.metadata.get("declared", {}).get("revises", []):
-            target = arts.get(str(entry.get("id")))
-            if target is not None and target.type not in WORK_ITEM_TYPES:
-                problems.append({
-                    "path": a.source_path, "id": a.id, "code": "revises-not-work-item",
-                    "detail": f"revises {target.id}, which is a {target.type}, not a work item",
-                })
-    return problems
+from revetly_core.writes.story_body import repair_doubled
 
 
 def _amend_front(front_text: str, entry: dict[str, Any]) -> str:

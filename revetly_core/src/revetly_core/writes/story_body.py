@@ -3,50 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from revetly_core.markdown.criteria import parse_criteria
+from revetly_core.markdown.criteria import criteria_sections, parse_criteria
 from revetly_core.refusal import Refusal
 
 CRITERIA_HEADING = "## Acceptance criteria"
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_CRITERIA_TITLE = re.compile(r"^acceptance[\s-]+criteria\s*:?$", re.IGNORECASE)
 _MARKER = re.compile(r"^\s{0,3}(?:[-*]|\d+[.)])\s+(.*)$")
-
-
-@dataclass(frozen=True)
-class CriteriaSection:
-    """A criteria section found in a text: its heading line, content span and heading level."""
-
-    heading_line: int
-    start: int
-    end: int
-    level: int
-
-
-def criteria_sections(text: str) -> list[CriteriaSection]:
-    """Every '## Acceptance criteria' section outside code fences, in order."""
-    lines = text.splitlines()
-    found: list[CriteriaSection] = []
-    fence = False
-    heads: list[tuple[int, int, bool]] = []  # (line, level, is_criteria)
-    for i, line in enumerate(lines):
-        if line.lstrip().startswith(("```", "~~~")):
-            fence = not fence
-            continue
-        m = None if fence else _HEADING.match(line)
-        if m:
-            heads.append((i, len(m.group(1)), bool(_CRITERIA_TITLE.match(m.group(2)))))
-    for n, (i, level, is_criteria) in enumerate(heads):
-        if not is_criteria:
-            continue
-        end = len(lines)
-        for j, lvl, _c in heads[n + 1:]:
-            if lvl <= level:
-                end = j
-                break
-        found.append(CriteriaSection(i, i + 1, end, level))
-    return found
 
 
 def _normal(text: str) -> str:
@@ -103,11 +65,6 @@ def render_story_body(description: str, criteria: list[str]) -> str:
     if criteria:
         parts.append(CRITERIA_HEADING + "\n\n" + "\n".join(f"- {c}" for c in criteria))
     return "\n\n".join(parts) + "\n"
-
-
-def doubled_criteria(body: str) -> bool:
-    """A body carrying more than one acceptance-criteria section (what `check` names)."""
-    return len(criteria_sections(body)) > 1
 
 
 def repair_doubled(body: str) -> str:

@@ -1,0 +1,57 @@
+"""The store's queries behind list_backlog: the keys of the matching items, then one page."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from revetly_core.model import Artifact
+from revetly_core.store.batches import batches, marks
+from revetly_core.store.rows import COMPACT_COLUMNS, row_to_artifact
+
+
+@dataclass(frozen=True)
+class ItemFilter:
+    """Which artifacts a backlog page lists: types, statuses and provenances (empty: any),
+    the projects reached, and the deleted mode (None: live only, 'only', 'include')."""
+
+    types: tuple[str, ...]
+    statuses: tuple[str, ...]
+    provenances: tuple[str, ...]
+    projects: tuple[str, ...]
+    deleted: str | None
+
+
+def _deleted_sql(deleted: str | None) -> str:
+    """The condition a deleted mode puts on the artifacts table."""
+    if deleted == "include":
+        return "1"
+    return "deleted=1" if deleted == "only" else "deleted=0"
+
+
+class BacklogQueries:
+    """Mixin of the SQLite store: the reads list_backlog makes."""
+
+    conn: sqlite3.Connection
+
+    def matching_items(self, f: ItemFilter) -> list[tuple[str, str]]:
+        """(id, type) of every artifact the filter matches, in no order."""
+        clauses = [_deleted_sql(f.deleted)]
+        params: list[str] = []
+        for column, values in (("type", f.types), ("status", f.statuses),
+                               ("provenance", f.provenances), ("project", f.projects)):
+            if values or column == "project":
+                clauses.append(f"{column} IN ({marks(list(values))})")
+                params.extend(values)
+        return [(r[0], r[1]) for r in self.conn.execute(
+            f"SELECT id, type FROM artifacts WHERE {' AND '.join(clauses)}", tuple(params))]
+
+    def compact_artifacts(self, ids: list[str]) -> dict[str, Artifact]:
+        """id -> the held artifact, its body read as '' (what a compact row serves)."""
+        out: dict[str, Artifact] = {}
+        for part in batches(ids):
+            for r in self.conn.execute(
+                f"SELECT {COMPACT_COLUMNS} FROM artifacts WHERE id IN ({marks(part)})", tuple(part)
+            ):
+                out[r["id"]] = row_to_artifact(r)
+        return out

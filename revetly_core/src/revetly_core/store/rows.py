@@ -1,0 +1,91 @@
+"""How an Artifact is laid out as a row of the artifacts table, and read back."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from typing import Any
+
+from revetly_core.ids import id_key
+from revetly_core.model import Artifact, kind_of
+
+ARTIFACT_COLUMNS = (
+    "id",
+    "project",
+    "type",
+    "kind",
+    "title",
+    "status",
+    "parent",
+    "owner",
+    "body",
+    "criteria",
+    "criteria_unparsed",
+    "metadata",
+    "aliases",
+    "source",
+    "source_path",
+    "source_uri",
+    "blob",
+    "created_at",
+    "source_updated_at",
+    "ingested_at",
+    "deleted",
+    "deleted_at",
+    "deleted_clock",
+    "deleted_note",
+    "provenance",
+    "withheld",
+    "id_key",
+)
+
+
+_ART_COLS = ARTIFACT_COLUMNS
+
+
+def _key_text(artifact_id: str) -> str | None:
+    key = id_key(artifact_id)
+    return None if key is None else key.text()
+
+COMPACT_COLUMNS = (
+    "id, project, type, kind, title, status, parent, owner, '' AS body, criteria, "
+    "criteria_unparsed, metadata, aliases, source, source_path, source_uri, blob, created_at, "
+    "source_updated_at, ingested_at, deleted, deleted_at, deleted_clock, deleted_note, "
+    "provenance, withheld"
+)
+"""Every artifacts column but the body, which no compact row serves (read as '')."""
+
+
+def artifact_row(a: Artifact, ingested_at: str) -> tuple[Any, ...]:
+    """An Artifact as a row of the artifacts table, in _ART_COLS order."""
+    return (
+        a.id, a.project, a.type, kind_of(a.type), a.title, a.status, a.parent, a.owner, a.body,
+        json.dumps(a.criteria), int(a.criteria_unparsed),
+        json.dumps(a.metadata, sort_keys=True, default=str), json.dumps(a.aliases),
+        a.source, a.source_path, a.source_uri, a.blob, a.created_at, a.source_updated_at,
+        ingested_at, int(a.deleted), a.deleted_at, a.deleted_clock, a.deleted_note, a.provenance,
+        int(bool(a.metadata.get("withheld"))), _key_text(a.id),
+    )
+
+
+def row_to_artifact(row: sqlite3.Row) -> Artifact:
+    """A row of the artifacts table back as an Artifact."""
+    return Artifact(
+        id=row["id"], type=row["type"], title=row["title"], source=row["source"],
+        project=row["project"], body=row["body"], status=row["status"], parent=row["parent"],
+        owner=row["owner"], criteria=json.loads(row["criteria"]),
+        criteria_unparsed=bool(row["criteria_unparsed"]), metadata=json.loads(row["metadata"]),
+        source_path=row["source_path"], source_uri=row["source_uri"], blob=row["blob"],
+        created_at=row["created_at"], source_updated_at=row["source_updated_at"],
+        deleted=bool(row["deleted"]), deleted_at=row["deleted_at"],
+        deleted_clock=row["deleted_clock"], deleted_note=row["deleted_note"],
+        provenance=row["provenance"], aliases=json.loads(row["aliases"]),
+    )
+
+
+def plain_rows(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """A query's rows as plain tuples (no sqlite3.Row per row: the scans of thousands of rows)."""
+    cur = conn.cursor()
+    cur.row_factory = None
+    return iter(cur.execute(sql, params))
