@@ -6,8 +6,7 @@ import ast
 from pathlib import Path
 
 CORE = Path(__file__).resolve().parents[2] / "revetly_core" / "src" / "revetly_core"
-# Left to the store step of issue 15 (store/ is its area): the column list the read pass shares.
-KNOWN = {("ingest/readpass.py", "revetly_core.store.db", "_ART_COLS")}
+KNOWN: set[tuple[str, str, str]] = set()
 
 
 def private_imports() -> set[tuple[str, str, str]]:

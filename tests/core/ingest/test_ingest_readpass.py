@@ -143,9 +143,9 @@ def test_a_config_change_counts_rows_whose_record_changed() -> None:
 
 
 def _cols() -> tuple[str, ...]:
-    from revetly_core.store.db import _ART_COLS
+    from revetly_core.store.db import ARTIFACT_COLUMNS
 
-    return _ART_COLS
+    return ARTIFACT_COLUMNS
 
 
 def test_a_config_change_forces_a_full_pass(instance: Instance) -> None:

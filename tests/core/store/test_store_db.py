@@ -13,7 +13,7 @@ from revetly_core.connectors.base import FileProblem, KnownArtifact
 from revetly_core.model import Artifact, HistoryEntry, Link
 from revetly_core.refusal import Refusal
 from revetly_core.store.db import (
-    _ART_COLS,
+    ARTIFACT_COLUMNS,
     SCHEMA_VERSION,
     Store,
     artifact_row,
@@ -200,7 +200,7 @@ def test_an_artifact_round_trips_through_its_row(store: Store) -> None:
 def test_artifact_row_and_row_to_artifact_are_inverse(store: Store) -> None:
     a = art(metadata={"withheld": True}, deleted=True, deleted_at=T1, deleted_clock="found",
             deleted_note="gone", provenance="mirror")
-    row = dict(zip(_ART_COLS, artifact_row(a, T0), strict=True))
+    row = dict(zip(ARTIFACT_COLUMNS, artifact_row(a, T0), strict=True))
     assert row["withheld"] == 1  # withheld comes from the metadata flag
     assert row["id_key"] == "STORY:1"
     assert row["kind"] == "work-item"

@@ -49,7 +49,7 @@ from revetly_core.refusal import Refusal
 from revetly_core.store.db import Store
 from revetly_core.store.keyword import KeywordIndex
 from revetly_core.store.queries_pass import COMPARED_COLUMNS
-from revetly_core.store.rows import _ART_COLS, artifact_row
+from revetly_core.store.rows import ARTIFACT_COLUMNS, artifact_row
 
 log = logging.getLogger("revetly.ingest")
 
@@ -316,7 +316,7 @@ def record_changed(stored: tuple[Any, ...] | None, a: Artifact) -> bool:
     only the rows that differ count as updated)."""
     if stored is None:
         return True
-    fresh = dict(zip(_ART_COLS, artifact_row(a, ""), strict=True))
+    fresh = dict(zip(ARTIFACT_COLUMNS, artifact_row(a, ""), strict=True))
     held = dict(zip(_COMPARED, stored, strict=True))
     for col in _FILLED_LATER:  # a time the source leaves out is filled from git after the upsert
         if fresh[col] is None:

@@ -18,7 +18,7 @@ from revetly_core.store.queries_operate import OperateQueries
 from revetly_core.store.queries_pass import PassQueries
 from revetly_core.store.queries_scope import ScopeQueries
 from revetly_core.store.queries_search import SearchQueries
-from revetly_core.store.rows import _ART_COLS, _key_text, artifact_row, row_to_artifact
+from revetly_core.store.rows import ARTIFACT_COLUMNS, artifact_row, key_text, row_to_artifact
 
 SCHEMA_VERSION = 3
 """Bumped whenever the tables change; each bump adds one step to MIGRATIONS."""
@@ -226,8 +226,8 @@ class SQLiteStore(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries
         }
 
     def upsert_artifacts(self, artifacts: Iterable[Artifact], ingested_at: str) -> None:
-        cols = ", ".join(_ART_COLS)
-        marks = ", ".join("?" for _ in _ART_COLS)
+        cols = ", ".join(ARTIFACT_COLUMNS)
+        marks = ", ".join("?" for _ in ARTIFACT_COLUMNS)
         self.conn.executemany(
             f"INSERT OR REPLACE INTO artifacts ({cols}) VALUES ({marks})",
             (artifact_row(a, ingested_at) for a in artifacts),
@@ -361,7 +361,7 @@ class SQLiteStore(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries
                                ELSE excluded.valid_at END,
                  invalid_at=NULL""",
             (
-                (link.src, link.dst, link.relation, link.method, _key_text(link.dst),
+                (link.src, link.dst, link.relation, link.method, key_text(link.dst),
                  json.dumps(link.detail_dict(), sort_keys=True), at)
                 for link in links
             ),

@@ -41,10 +41,8 @@ ARTIFACT_COLUMNS = (
 )
 
 
-_ART_COLS = ARTIFACT_COLUMNS
 
-
-def _key_text(artifact_id: str) -> str | None:
+def key_text(artifact_id: str) -> str | None:
     key = id_key(artifact_id)
     return None if key is None else key.text()
 
@@ -58,14 +56,14 @@ COMPACT_COLUMNS = (
 
 
 def artifact_row(a: Artifact, ingested_at: str) -> tuple[Any, ...]:
-    """An Artifact as a row of the artifacts table, in _ART_COLS order."""
+    """An Artifact as a row of the artifacts table, in ARTIFACT_COLUMNS order."""
     return (
         a.id, a.project, a.type, kind_of(a.type), a.title, a.status, a.parent, a.owner, a.body,
         json.dumps(a.criteria), int(a.criteria_unparsed),
         json.dumps(a.metadata, sort_keys=True, default=str), json.dumps(a.aliases),
         a.source, a.source_path, a.source_uri, a.blob, a.created_at, a.source_updated_at,
         ingested_at, int(a.deleted), a.deleted_at, a.deleted_clock, a.deleted_note, a.provenance,
-        int(bool(a.metadata.get("withheld"))), _key_text(a.id),
+        int(bool(a.metadata.get("withheld"))), key_text(a.id),
     )
 
 
