@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from revetly_core.embedding.local import local_refusal, open_local
-from revetly_core.embedding.openai_compatible import open_openai_compatible
-from revetly_core.embedding.provider import Provider
 from revetly_core.embedding.settings import EmbeddingSection, declared
 from revetly_core.refusal import Refusal
 
 if TYPE_CHECKING:
     from revetly_core.config import Config
+    from revetly_core.embedding.provider import Provider
+
+# The providers (numpy, httpx, the model files) load only where one is declared, so a lite
+# instance's reads and every CLI start pay nothing for them.
 
 PROBE = ["revetly embedding probe"]
 
@@ -22,7 +23,11 @@ def open_provider(section: EmbeddingSection | None) -> Provider | None:
     if section is None or not declared(section):
         return None
     if section.provider == "local":
+        from revetly_core.embedding.local import open_local
+
         return open_local()
+    from revetly_core.embedding.openai_compatible import open_openai_compatible
+
     return open_openai_compatible(section)
 
 
@@ -33,7 +38,11 @@ def provider_refusal(config: Config) -> Refusal | None:
     if section is None or not declared(section):
         return None
     if section.provider == "local":
+        from revetly_core.embedding.local import local_refusal
+
         return local_refusal()
+    from revetly_core.embedding.openai_compatible import open_openai_compatible
+
     try:
         open_openai_compatible(section).embed(PROBE)
     except Refusal as refusal:

@@ -9,14 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from revetly_core.embedding.chunks import chunks_digest, embedding_chunks
-from revetly_core.embedding.provider import Provider
 from revetly_core.model import Artifact
 from revetly_core.refusal import Refusal
-from revetly_core.store.vectors import Embedded, VectorStore
 
 if TYPE_CHECKING:
     from revetly_core.config import Config
+    from revetly_core.embedding.provider import Provider
     from revetly_core.store.db import Store
+    from revetly_core.store.vectors import Embedded, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +46,8 @@ def pending(artifacts: Iterable[Artifact], stored: dict[str, str],
 def embed_batch(provider: Provider, batch: list[tuple[Artifact, list[str], str]]) -> list[Embedded]:
     """One provider call for every chunk of the batch, split back per artifact."""
     vectors = provider.embed([c for _, chunks, _ in batch for c in chunks])
+    from revetly_core.store.vectors import Embedded
+
     out: list[Embedded] = []
     at = 0
     for a, chunks, digest in batch:
@@ -86,6 +88,7 @@ def pass_vectors(store: Store, index_folder: Path, config: Config, changed: set[
     """The pass's vector step (nothing on a lite instance). Vectors are a cache like the keyword
     index: a provider that fails is logged and the next pass brings them up to date."""
     from revetly_core.embedding.resolve import open_provider
+    from revetly_core.store.vectors import VectorStore
 
     vectors = VectorStore(index_folder)
     try:

@@ -13,7 +13,6 @@ from revetly_core.config import Config
 from revetly_core.embedding.resolve import open_provider
 from revetly_core.embedding.settings import declared
 from revetly_core.refusal import Refusal
-from revetly_core.store.vectors import VectorStore, nearest
 
 
 def semantic_method(config: Config) -> str:
@@ -28,6 +27,8 @@ def semantic_hits(config: Config, index_folder: Path, query: str,
     Vectors a pass has not written yet are refused as not-synced, like a missing keyword index."""
     if not declared(config.embedding):
         return []
+    from revetly_core.store.vectors import VectorStore, nearest
+
     provider = open_provider(config.embedding)
     assert provider is not None
     matrix = VectorStore(index_folder).matrix()
