@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from revetly_core.answers.maintenance import CheckAnswer, CheckProblem, DanglingLink
 from revetly_core.config import Config
 from revetly_core.connectors.base import FileProblem
 from revetly_core.connectors.repository import RepositoryConnector
@@ -19,7 +21,7 @@ WARNING_CODES = frozenset({"duplicate-id-served", "no-id-skipped", "legacy-unrea
 """Named so a human looks, but nothing the schema requires is broken."""
 
 
-def problem_severity(problem: dict[str, Any]) -> str:
+def problem_severity(problem: Mapping[str, object]) -> str:
     """A problem's severity: the one its source stated, else by its code (errors by default).
     Only errors and dangling links make check fail; warnings and notes are named, not fatal."""
     stated = problem.get("severity")
@@ -31,7 +33,7 @@ def problem_severity(problem: dict[str, Any]) -> str:
     return "warning" if code in WARNING_CODES else "error"
 
 
-def severity_counts(problems: list[dict[str, Any]]) -> dict[str, int]:
+def severity_counts(problems: Sequence[Mapping[str, object]]) -> dict[str, int]:
     """How many problems of each severity, every severity named."""
     out = dict.fromkeys(SEVERITIES, 0)
     for p in problems:
@@ -62,10 +64,10 @@ def parent_cycles(parents: dict[str, str]) -> list[list[str]]:
 def _link_problems(
     a: Artifact, resolver: IdResolver, arts: dict[str, Artifact], config: Config,
     commit_ids: set[str], have_commit_sources: bool,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[DanglingLink], list[CheckProblem]]:
     """(dangling links, schema problems) of one artifact's declared fields."""
-    dangling: list[dict[str, Any]] = []
-    problems: list[dict[str, Any]] = []
+    dangling: list[DanglingLink] = []
+    problems: list[CheckProblem] = []
     declared: dict[str, Any] = a.metadata.get("declared", {})
 
     def dangle(field: str, target: str) -> None:
@@ -115,11 +117,11 @@ def _link_problems(
     return dangling, problems
 
 
-def check_instance(root: Path, config: Config, store: Store | None) -> dict[str, Any]:
+def check_instance(root: Path, config: Config, store: Store | None) -> CheckAnswer:
     """Read every source file as a pass would and name everything that breaks the schema."""
     connector = RepositoryConnector(root, config)
     files = connector.list_files()
-    problems: list[dict[str, Any]] = []
+    problems: list[CheckProblem] = []
     arts: dict[str, Artifact] = {}
     owner: dict[str, str] = {}
     for path in sorted(files):
@@ -143,7 +145,7 @@ def check_instance(root: Path, config: Config, store: Store | None) -> dict[str,
             if row[1] == "commit":
                 commit_ids.add(row[0])
     resolver = IdResolver(held_ids)
-    dangling: list[dict[str, Any]] = []
+    dangling: list[DanglingLink] = []
     have_commits = store is not None and bool(config.connectors.commits)
     for a in arts.values():
         d, p = _link_problems(a, resolver, arts, config, commit_ids, have_commits)

@@ -6,6 +6,7 @@ from typing import Any
 
 import yaml
 
+from revetly_core.answers.maintenance import CheckProblem, RepairAnswer, RepairedFile
 from revetly_core.model import WORK_ITEM_TYPES, Artifact
 from revetly_core.writes.answers import wrote_nothing
 from revetly_core.writes.context import WriteContext
@@ -16,9 +17,9 @@ from revetly_core.writes.reviews import utc_now
 from revetly_core.writes.story_body import criteria_sections, repair_doubled
 
 
-def write_side_problems(arts: dict[str, Artifact]) -> list[dict[str, Any]]:
+def write_side_problems(arts: dict[str, Artifact]) -> list[CheckProblem]:
     """A work item whose body carries its criteria twice, and revises aimed at a non-work item."""
-    problems: list[dict[str, Any]] = []
+    problems: list[CheckProblem] = []
     for a in arts.values():
         if a.type in WORK_ITEM_TYPES and len(criteria_sections(a.body)) > 1:
             problems.append({
@@ -50,10 +51,10 @@ def _amend_front(front_text: str, entry: dict[str, Any]) -> str:
 
 @wrote_nothing
 def repair_doubled_sections(ctx: WriteContext, paths: list[str],
-                            principal: Principal | None = None) -> dict[str, Any]:
+                            principal: Principal | None = None) -> RepairAnswer:
     """Fold each named file's doubled section (last list kept), log it, commit them together."""
     who = ctx.principal(principal)
-    repaired: list[dict[str, Any]] = []
+    repaired: list[RepairedFile] = []
     with write_lock(ctx.paths.state, ctx.root, "repair") as batch:
         for rel in sorted(set(paths)):
             path = ctx.root / rel
