@@ -5,7 +5,7 @@ Keys that are Python words (``from``, ``pass``) are declared with the functional
 
 from __future__ import annotations
 
-from typing import NotRequired
+from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict
 
@@ -119,7 +119,7 @@ class BackfillPlanSource(TypedDict):
 class BackfillPlan(TypedDict):
     """``revetly backfill --dry-run``: the price of reading below each floor."""
 
-    dry_run: bool
+    dry_run: Literal[True]
     window_days: int
     sources: list[BackfillPlanSource]
     commits: int
@@ -140,7 +140,7 @@ class BackfillRead(TypedDict):
 class BackfillAnswer(TypedDict):
     """``revetly backfill``: what each source read, and the plan it followed."""
 
-    dry_run: bool
+    dry_run: Literal[False]
     window_days: int
     sources: list[BackfillRead]
     plan: BackfillPlan
