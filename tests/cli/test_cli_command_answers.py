@@ -15,8 +15,10 @@ from revetly_core.answers import (
     ManualPage,
     ManualTopics,
     MigrateAnswer,
+    PassEvent,
     PassSummary,
-    WatchSummary,
+    StoppedEvent,
+    WatchingEvent,
 )
 
 from tests.cli.test_cli_app import STORY, commit_all, revetly
@@ -82,5 +84,6 @@ def test_watch_json_ends_with_its_summary(synced: Path) -> None:
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     assert [e["event"] for e in events] == ["watching", "pass", "stopped"]
-    summary = {k: v for k, v in events[-1].items() if k != "event"}
-    assert_conforms(WatchSummary, summary)
+    assert_conforms(WatchingEvent, events[0])
+    assert_conforms(PassEvent, events[1])
+    assert_conforms(StoppedEvent, events[2])

@@ -12,6 +12,8 @@ from revetly_core.answers import (
     DoctorAnswer,
     ManualTopics,
     MigrateAnswer,
+    StoppedEvent,
+    WatchEvent,
 )
 from rich.console import Console
 from rich.table import Table
@@ -158,19 +160,16 @@ def render_manual_topics(console: Console, p: ManualTopics) -> None:
     console.print(f"read one: {p['show']}")
 
 
-def watch_event_line(event: dict[str, Any]) -> str:
+def watch_event_line(event: WatchEvent | StoppedEvent) -> str:
     """One plain line per watch event (it prints as it goes, into a terminal or a log)."""
-    kind = event["event"]
-    if kind == "watching":
+    if event["event"] == "watching":
         return f"watching {len(event['paths'])} paths (pid {event['pid']}); stop with Ctrl-C"
-    if kind == "pass":
+    if event["event"] == "pass":
         ch = event["changed"]
         return (f"pass {event['outcome']}: revision {event['corpus_revision']}, "
                 f"+{ch.get('added', 0)} added, {ch.get('updated', 0)} updated, "
                 f"{ch.get('deleted', 0)} deleted")
-    if kind == "refused":
+    if event["event"] == "refused":
         body = event["refusal"]
         return f"pass refused ({body['code']}): {body['detail']}"
-    if kind == "stopped":
-        return f"stopped after {event['passes']} passes"
-    return str(kind)
+    return f"stopped after {event['passes']} passes"

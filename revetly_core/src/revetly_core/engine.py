@@ -31,6 +31,7 @@ from revetly_core.answers import (
     ScopeAnswer,
     SearchAnswer,
     StatusAnswer,
+    WatchEvent,
     WatchSummary,
 )
 from revetly_core.config import Config, load_config
@@ -387,7 +388,7 @@ class Engine:
     def watch(
         self, *, debounce_ms: int | None = None, stop: threading.Event | None = None,
         max_passes: int | None = None,
-        report: Callable[[dict[str, Any]], None] | None = None,
+        report: Callable[[WatchEvent], None] | None = None,
     ) -> WatchSummary:
         """Run the incremental pass on every change until stopped (see operate/watch.py);
         an option left None keeps watch's own default."""

@@ -20,6 +20,7 @@ from revetly_core.answers import (
     MigrateAnswer,
     PassSummary,
     ReviewPage,
+    WatchEvent,
     WatchSummary,
 )
 from revetly_core.engine import Engine
@@ -127,10 +128,14 @@ def test_manual_answers() -> None:
     assert_conforms(ManualPage, page)
 
 
-def test_watch_answer(floored: Instance) -> None:
-    payload = floored.engine().watch(max_passes=1, stop=threading.Event())
+def test_watch_answer_and_its_events(floored: Instance) -> None:
+    events: list[WatchEvent] = []
+    payload = floored.engine().watch(max_passes=1, stop=threading.Event(), report=events.append)
     assert payload["passes"] == 1
     assert_conforms(WatchSummary, payload)
+    assert [e["event"] for e in events] == ["watching", "pass"]
+    for event in events:
+        assert_conforms(WatchEvent, event)
 
 
 def test_init_answers(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict
 
-from revetly_core.answers.common import Freshness
+from revetly_core.answers.common import Freshness, JSONObject
 from revetly_core.answers.maintenance import PassSummary
 
 
@@ -226,3 +226,38 @@ class WatchSummary(TypedDict):
     passes: int
     refused: int
 
+
+
+class WatchingEvent(TypedDict):
+    """Reported once the watches are in place: the paths watched and the watcher's pid."""
+
+    event: Literal["watching"]
+    paths: list[str]
+    pid: int
+
+
+class PassEvent(TypedDict):
+    """Reported after each pass the watcher ran: what changed on disk and what the pass did."""
+
+    event: Literal["pass"]
+    changed_paths: list[str]
+    outcome: str
+    corpus_revision: int
+    changed: dict[str, int]
+
+
+class RefusedEvent(TypedDict):
+    """Reported when a pass was refused: the refusal as the read surface serves it."""
+
+    event: Literal["refused"]
+    refusal: JSONObject
+
+
+class StoppedEvent(WatchSummary):
+    """The CLI's last line of ``watch --json``: the summary, tagged."""
+
+    event: Literal["stopped"]
+
+
+WatchEvent = WatchingEvent | PassEvent | RefusedEvent
+"""One line ``watch`` reports as it runs; ``event`` names which."""
