@@ -10,9 +10,10 @@ import json
 import signal
 import sys
 import threading
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
+from revetly_core.answers import StoppedEvent, WatchEvent
 
 from revetly_cli import output
 from revetly_cli.common import (
@@ -100,7 +101,7 @@ def watch(
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
 
-    def report(event: dict[str, Any]) -> None:
+    def report(event: WatchEvent | StoppedEvent) -> None:
         if as_json:
             print(json.dumps(event, ensure_ascii=False), flush=True)
         else:
@@ -110,7 +111,7 @@ def watch(
 
     summary = run_core(lambda: engine.watch(debounce_ms=debounce, stop=stop, max_passes=max_passes,
                                         report=report), as_json)
-    report({"event": "stopped", **summary})
+    report(cast(StoppedEvent, {"event": "stopped", **summary}))  # run_core answers a dict
 
 
 @app.command()

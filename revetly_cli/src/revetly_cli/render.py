@@ -10,7 +10,10 @@ from revetly_core.answers import (
     ArtifactRecord,
     BacklogAnswer,
     BranchNode,
+    CheckAnswer,
     HealthAnswer,
+    InitAnswer,
+    PassSummary,
     SearchAnswer,
     SearchArtifact,
     WithheldArtifact,
@@ -61,7 +64,7 @@ def render_status(console: Console, p: HealthAnswer) -> None:
         console.print(f"capture {untrusted(cap['handle'])}: {untrusted(cap['state'])}{elsewhere}")
 
 
-def render_sync(console: Console, p: dict[str, Any]) -> None:
+def render_sync(console: Console, p: PassSummary) -> None:
     ch = p["changed"]
     console.print(
         f"[bold]{'full' if p['full'] else 'incremental'} pass {p['outcome']}[/bold]: "
@@ -82,7 +85,7 @@ def render_sync(console: Console, p: dict[str, Any]) -> None:
                       "ids, assumptions); run it to see them")
 
 
-def render_check(console: Console, p: dict[str, Any]) -> None:
+def render_check(console: Console, p: CheckAnswer) -> None:
     """Each problem as its whole path on one line, then what is wrong beneath it (a path is
     never cut to fit a column)."""
     if p["ok"]:
@@ -101,7 +104,7 @@ def render_check(console: Console, p: dict[str, Any]) -> None:
             console.print(f"    {untrusted(d['from'])} {d['field']} -> {untrusted(d['to'])}")
 
 
-def render_init(console: Console, p: dict[str, Any]) -> None:
+def render_init(console: Console, p: InitAnswer) -> None:
     console.print(f"[green]created[/green] instance at {untrusted(p['instance'])}")
     for c in p["commits"]:
         console.print(f"  commits source {untrusted(c['name'])}: {untrusted(c['path'])}")
@@ -109,8 +112,9 @@ def render_init(console: Console, p: dict[str, Any]) -> None:
         s = p["source"]
         console.print(f"  {untrusted(s['kind'])} source {untrusted(s['name'])}: "
                       f"{untrusted(s['path'])} ({untrusted(s['folder'])}/)")
-    if p.get("first_commit"):
-        console.print(f"  first commit {p['first_commit'][:12]}")
+    first = p.get("first_commit")
+    if first:
+        console.print(f"  first commit {first[:12]}")
     hosts = p.get("host_files", [])
     if hosts:
         commands = sum(1 for h in hosts if h.startswith(".claude/"))

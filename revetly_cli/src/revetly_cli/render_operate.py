@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from revetly_core.answers import (
+    AuditLinksAnswer,
+    BackfillAnswer,
+    BackfillPlan,
+    DoctorAnswer,
+    ManualTopics,
+    MigrateAnswer,
+    StoppedEvent,
+    WatchEvent,
+)
 from rich.console import Console
 from rich.table import Table
 
@@ -29,7 +40,7 @@ def _indented(console: Console, text: str, indent: int = 4) -> None:
                   soft_wrap=True)
 
 
-def render_doctor(console: Console, p: dict[str, Any]) -> None:
+def render_doctor(console: Console, p: DoctorAnswer) -> None:
     console.print(f"[bold]{untrusted(p['instance'])}[/bold]  revetly {p['version']}")
     _indented(console, p["root"], 2)
     console.print("\n[bold]Sources[/bold]")
@@ -52,7 +63,7 @@ def render_doctor(console: Console, p: dict[str, Any]) -> None:
         state = "current" if index["current"] else "[yellow]behind[/yellow]"
         console.print(f"index: {index['backend']} at revision {index['revision']}, store at "
                       f"{index['store_revision']}: {state}")
-    fresh = p.get("freshness") or {}
+    fresh: Mapping[str, Any] = p.get("freshness") or {}
     if fresh:
         console.print(f"freshness: oldest source read {when(fresh.get('oldest_source_read_at'))},"
                       f" watch {'on' if fresh.get('watch') else 'off'}")
@@ -77,8 +88,8 @@ def render_doctor(console: Console, p: dict[str, Any]) -> None:
         console.print("\n[green]no warnings[/green]")
 
 
-def render_backfill(console: Console, p: dict[str, Any]) -> None:
-    if p["dry_run"]:
+def render_backfill(console: Console, p: BackfillPlan | BackfillAnswer) -> None:
+    if p["dry_run"] is True:
         if not p["sources"]:
             console.print("no commits source declares a `since` floor: nothing lies below one")
             return
@@ -99,21 +110,21 @@ def render_backfill(console: Console, p: dict[str, Any]) -> None:
     if not p["sources"]:
         console.print("nothing to backfill: no commits source has history below its floor")
         return
-    for s in p["sources"]:
-        state = (f"[yellow]partial[/yellow], {s['windows_left']} windows left"
-                 if s["partial"] else "complete")
-        console.print(f"[bold]{untrusted(s['source'])}[/bold]: read {s['windows_read']} windows, "
-                      f"+{s['added']} commits; floor now {s['floor']}; {state}")
+    for r in p["sources"]:
+        state = (f"[yellow]partial[/yellow], {r['windows_left']} windows left"
+                 if r["partial"] else "complete")
+        console.print(f"[bold]{untrusted(r['source'])}[/bold]: read {r['windows_read']} windows, "
+                      f"+{r['added']} commits; floor now {r['floor']}; {state}")
 
 
-def render_migrate(console: Console, p: dict[str, Any]) -> None:
+def render_migrate(console: Console, p: MigrateAnswer) -> None:
     if not p["steps"]:
         console.print(f"CONTEXT is at schema {p['schema']}, this engine's: nothing to migrate")
         return
     console.print(f"CONTEXT is at schema {p['schema']}; this engine reads {p['current_schema']}")
     for step in p["steps"]:
         console.print(f"  {step['from']} -> {step['to']}: {untrusted(step['change'])}")
-    price = p["price"] or {}
+    price: Mapping[str, Any] = p["price"] or {}
     eta = (f"about {price['estimated_seconds']:g}s ({price['estimate_from']})"
            if price.get("estimated_seconds") is not None else "time unknown (no full pass recorded)")
     console.print(f"the re-read: {price.get('artifacts', 0)} artifacts, {eta}")
@@ -125,7 +136,7 @@ def render_migrate(console: Console, p: dict[str, Any]) -> None:
                       f"{ps['corpus_revision']}")
 
 
-def render_audit_links(console: Console, p: dict[str, Any]) -> None:
+def render_audit_links(console: Console, p: AuditLinksAnswer) -> None:
     t = Table(title=f"Live links: {p['live_links']}", expand=False)
     t.add_column("method")
     t.add_column("links", justify="right")
@@ -139,7 +150,7 @@ def render_audit_links(console: Console, p: dict[str, Any]) -> None:
                   + ("" if share is None else f", stated {share:.0%}"))
 
 
-def render_manual_topics(console: Console, p: dict[str, Any]) -> None:
+def render_manual_topics(console: Console, p: ManualTopics) -> None:
     t = Table(title="The operator manual", expand=False)
     t.add_column("topic", no_wrap=True)
     t.add_column("title", overflow="fold")
@@ -149,19 +160,16 @@ def render_manual_topics(console: Console, p: dict[str, Any]) -> None:
     console.print(f"read one: {p['show']}")
 
 
-def watch_event_line(event: dict[str, Any]) -> str:
+def watch_event_line(event: WatchEvent | StoppedEvent) -> str:
     """One plain line per watch event (it prints as it goes, into a terminal or a log)."""
-    kind = event["event"]
-    if kind == "watching":
+    if event["event"] == "watching":
         return f"watching {len(event['paths'])} paths (pid {event['pid']}); stop with Ctrl-C"
-    if kind == "pass":
+    if event["event"] == "pass":
         ch = event["changed"]
         return (f"pass {event['outcome']}: revision {event['corpus_revision']}, "
                 f"+{ch.get('added', 0)} added, {ch.get('updated', 0)} updated, "
                 f"{ch.get('deleted', 0)} deleted")
-    if kind == "refused":
+    if event["event"] == "refused":
         body = event["refusal"]
         return f"pass refused ({body['code']}): {body['detail']}"
-    if kind == "stopped":
-        return f"stopped after {event['passes']} passes"
-    return str(kind)
+    return f"stopped after {event['passes']} passes"

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from revetly_core.answers import (
+    ConversationAnswer,
+    ReviewList,
+    ReviewState,
+    StatusAnswer,
+)
 from rich.console import Console
 from rich.table import Table
 
 from revetly_cli.render_text import untrusted
 
 
-def render_reviews(console: Console, p: dict[str, Any]) -> None:
+def render_reviews(console: Console, p: ReviewList) -> None:
     t = Table(title=f"{p['count']} review(s), status {p['status']}")
     for col in ("review", "status", "kind", "title", "drafted by", "created", "gate"):
         t.add_column(col)
@@ -22,7 +29,7 @@ def render_reviews(console: Console, p: dict[str, Any]) -> None:
         console.print(f"[red]corrupt record[/red] {untrusted(c['file'])}: {untrusted(c['problem'])}")
 
 
-def render_review(console: Console, p: dict[str, Any]) -> None:
+def render_review(console: Console, p: ReviewState) -> None:
     d = p["draft"]
     head = f"[bold]{p['review_id']}[/bold] {p['kind']} · {p['status']}"
     if d.get("artifact_id"):
@@ -41,7 +48,7 @@ def render_review(console: Console, p: dict[str, Any]) -> None:
                       "withdraw")
 
 
-def render_answer(console: Console, p: dict[str, Any]) -> None:
+def render_answer(console: Console, p: ReviewState) -> None:
     line = f"[bold]{p['review_id']}[/bold] is {p['status']}"
     if p.get("artifact_id") and p.get("wrote"):
         line += (f": wrote {untrusted(p['artifact_id'])} ({untrusted(p.get('path'))}) "
@@ -56,7 +63,7 @@ def render_answer(console: Console, p: dict[str, Any]) -> None:
                       f"{p['decision_gate_enforced']}")
 
 
-def render_status_set(console: Console, p: dict[str, Any]) -> None:
+def render_status_set(console: Console, p: StatusAnswer) -> None:
     if p.get("status") == "refused":
         console.print(f"[red]refused:[/red] {untrusted(p['detail'])}\n  fix: {untrusted(p['fix'])}")
         return
@@ -65,8 +72,8 @@ def render_status_set(console: Console, p: dict[str, Any]) -> None:
     else:
         console.print(f"{p['artifact_id']}: {p['previous_status']} -> {p['status']} "
                       f"(commit {str(p['commit'])[:12]})")
-    if p.get("claim"):
-        c = p["claim"]
+    c = p.get("claim")
+    if c:
         extra = f", taken over from {untrusted(c['taken_over_from'])}" if c.get("taken_over_from") else ""
         console.print(f"claimed by {untrusted(c['by'])} since {c['at']}{extra}")
     if p.get("delivery"):
@@ -76,7 +83,7 @@ def render_status_set(console: Console, p: dict[str, Any]) -> None:
         console.print(f"capture: {p['capture']}  (revetly status --capture …)")
 
 
-def render_recorded(console: Console, p: dict[str, Any]) -> None:
+def render_recorded(console: Console, p: ConversationAnswer) -> None:
     conv = p["conversation"]
     console.print(f"recorded {untrusted(conv['artifact_id'])} ({untrusted(conv['path'])}) in commit "
                   f"{str(p['commit'])[:12]}")
@@ -87,7 +94,7 @@ def render_recorded(console: Console, p: dict[str, Any]) -> None:
     console.print(f"capture: {p['capture']}")
 
 
-def render_recovered(console: Console, p: dict[str, Any]) -> None:
+def render_recovered(console: Console, p: Mapping[str, Any]) -> None:
     """One line per interrupted write the call settled first: finished or rolled back."""
     for r in p.get("recovered", []):
         console.print(f"[yellow]recovered[/yellow] an interrupted {untrusted(str(r.get('kind')))} "

@@ -10,16 +10,29 @@ from typing import TYPE_CHECKING, Any
 
 from revetly_core.answers import (
     ArtifactAnswer,
+    AuditLinksAnswer,
     AuthoringAnswer,
+    BackfillAnswer,
+    BackfillPlan,
     BacklogAnswer,
+    CheckAnswer,
     ConversationAnswer,
+    DoctorAnswer,
     GateAnswer,
     HealthAnswer,
+    InitAnswer,
+    ManualPage,
+    ManualTopics,
+    MigrateAnswer,
+    PassSummary,
     ReviewList,
+    ReviewPage,
     ReviewState,
     ScopeAnswer,
     SearchAnswer,
     StatusAnswer,
+    WatchEvent,
+    WatchSummary,
 )
 from revetly_core.config import Config, load_config
 from revetly_core.connectors.base import Progress, no_progress
@@ -62,7 +75,7 @@ class Engine:
     def init(
         path: str | Path, commits: list[str] | None = None,
         source: tuple[str, str] | None = None, *, write_hosts: bool = False,
-    ) -> dict[str, Any]:
+    ) -> InitAnswer:
         """Scaffold a new instance; ``source`` = (kind, repo) reads that repository in place,
         and ``write_hosts`` also writes the agent-host files into that repository."""
         if source is not None:
@@ -87,14 +100,16 @@ class Engine:
     def _store(self) -> Store:
         return Store(self.paths.db, readonly=True)
 
-    def sync(self, *, full: bool = False, progress: Progress = no_progress) -> dict[str, Any]:
+    def sync(self, *, full: bool = False, progress: Progress = no_progress) -> PassSummary:
         """Run a read pass and return what it did."""
         from revetly_core.ingest.readpass import run_pass
         from revetly_core.writes.journal import recover_writes
 
         recovered = recover_writes(self.root, self.paths.state)  # an interrupted write first
         payload = run_pass(self.root, self.config, full=full, progress=progress).payload()
-        return {**payload, "recovered": recovered} if recovered else payload
+        if recovered:
+            payload["recovered"] = recovered
+        return payload
 
     def context_health(self, capture: str | None = None) -> HealthAnswer:
         """Whether the last pass landed, per source, and what CONTEXT holds (+ one capture)."""
@@ -108,7 +123,7 @@ class Engine:
             payload["capture"] = capture_state(self.root, self.paths.state, self.paths.db, capture)
         return payload
 
-    def check(self, repair: bool = False) -> dict[str, Any]:
+    def check(self, repair: bool = False) -> CheckAnswer:
         """Every file that breaks the schema and every declared link CONTEXT does not hold."""
         from revetly_core.reads.check import check_instance
 
@@ -227,7 +242,7 @@ class Engine:
 
         return raise_review(self._writes(), review_id, gate=gate, session_id=session_id)
 
-    def review_pages(self, review_id: str, *, body_limit: int = 2000) -> list[dict[str, Any]]:
+    def review_pages(self, review_id: str, *, body_limit: int = 2000) -> list[ReviewPage]:
         """The draft as viewport-sized dialog pages, ending in a decision page."""
         from revetly_core.writes.drafts import review_pages
 
@@ -295,7 +310,7 @@ class Engine:
         return record_conversation(self._writes(), title, body, decisions, related_ids,
                                    project=project, principal=principal)
 
-    def check_repair(self) -> dict[str, Any]:
+    def check_repair(self) -> CheckAnswer:
         """`revetly check --repair`: fold doubled criteria sections, then check again."""
         from revetly_core.writes.repair import repair_doubled_sections
 
@@ -364,7 +379,7 @@ class Engine:
 
     # ---- operator commands (doctor, watch, backfill, migrate, audit-links, manual) ----
 
-    def doctor(self) -> dict[str, Any]:
+    def doctor(self) -> DoctorAnswer:
         """Each source's read, the index, one connect line per proven client, and warnings."""
         from revetly_core.operate.doctor import doctor
 
@@ -373,8 +388,8 @@ class Engine:
     def watch(
         self, *, debounce_ms: int | None = None, stop: threading.Event | None = None,
         max_passes: int | None = None,
-        report: Callable[[dict[str, Any]], None] | None = None,
-    ) -> dict[str, Any]:
+        report: Callable[[WatchEvent], None] | None = None,
+    ) -> WatchSummary:
         """Run the incremental pass on every change until stopped (see operate/watch.py);
         an option left None keeps watch's own default."""
         from revetly_core.operate.watch import watch
@@ -386,7 +401,7 @@ class Engine:
     def backfill(self, *, dry_run: bool = False, source: str | None = None,
                  to: dt.date | None = None, window_days: int | None = None,
                  max_windows: int | None = None, progress: Progress = no_progress,
-                 ) -> dict[str, Any]:
+                 ) -> BackfillPlan | BackfillAnswer:
         """Price (dry_run) or read the history below each commits source's floor."""
         from revetly_core.operate.backfill import WINDOW_DAYS, plan_backfill, run_backfill
 
@@ -396,13 +411,13 @@ class Engine:
         return run_backfill(self.root, self.config, source=source, to=to, window_days=days,
                             max_windows=max_windows, progress=progress)
 
-    def migrate(self, *, dry_run: bool = False) -> dict[str, Any]:
+    def migrate(self, *, dry_run: bool = False) -> MigrateAnswer:
         """Price, then (unless dry_run) apply, the move of CONTEXT to this engine's schema."""
         from revetly_core.operate.migrate import migrate
 
         return migrate(self.root, self.config, dry_run=dry_run)
 
-    def audit_links(self, project: str | None = None) -> dict[str, Any]:
+    def audit_links(self, project: str | None = None) -> AuditLinksAnswer:
         """CONTEXT's live links counted by the method that found them."""
         from revetly_core.operate.audit_links import audit_links
 
@@ -416,7 +431,7 @@ class Engine:
         return repository_path(self.root, self.config, given, cwd or Path.cwd())
 
     @staticmethod
-    def manual(topic: str | None = None) -> dict[str, Any]:
+    def manual(topic: str | None = None) -> ManualTopics | ManualPage:
         """The operator manual: its topics, or one topic's page."""
         from revetly_core.operate.manual import manual_page, manual_topics
 

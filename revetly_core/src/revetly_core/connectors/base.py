@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from revetly_core.answers.maintenance import CheckProblem
 from revetly_core.model import Artifact, HistoryEntry
 
 Progress = Callable[[str, int, int], None]
@@ -28,8 +29,9 @@ class FileProblem:
     severity: str | None = None
     """'error', 'warning' or 'note'; None leaves it to the code (see reads/check.py)."""
 
-    def payload(self) -> dict[str, Any]:
-        out = {"source": self.source, "path": self.path, "code": self.code, "detail": self.detail}
+    def payload(self) -> CheckProblem:
+        out: CheckProblem = {"source": self.source, "path": self.path, "code": self.code,
+                             "detail": self.detail}
         if self.severity is not None:
             out["severity"] = self.severity
         return out

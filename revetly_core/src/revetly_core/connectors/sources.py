@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from revetly_core.answers.maintenance import CheckProblem
 from revetly_core.config import Config
 from revetly_core.connectors.adr import AdrConnector
 from revetly_core.connectors.backlog_md import BacklogMdConnector
@@ -18,7 +18,7 @@ def declared_sources(root: Path, config: Config) -> list[BacklogMdConnector | Ad
     return out
 
 
-def check_declared_sources(root: Path, config: Config) -> tuple[int, list[dict[str, Any]]]:
+def check_declared_sources(root: Path, config: Config) -> tuple[int, list[CheckProblem]]:
     """(files read, problems) of every backlog-md and adr source, read in full in memory.
 
     Each problem names the source and the file; a file read leniently is named with what was
@@ -26,7 +26,7 @@ def check_declared_sources(root: Path, config: Config) -> tuple[int, list[dict[s
     is one problem naming it.
     """
     files = 0
-    problems: list[dict[str, Any]] = []
+    problems: list[CheckProblem] = []
     for connector in declared_sources(root, config):
         try:
             count, found = connector.check()

@@ -13,6 +13,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
+from revetly_core.answers.maintenance import PassSource, PassSummary
 from revetly_core.config import Config
 from revetly_core.connectors.base import (
     Connector,
@@ -69,11 +70,11 @@ class PassResult:
     revision: int
     started_at: str
     ended_at: str
-    sources: list[dict[str, Any]] = field(default_factory=list)
+    sources: list[PassSource] = field(default_factory=list)
     changed: dict[str, int] = field(default_factory=dict)
     problems: int = 0
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> PassSummary:
         return {
             "pass_id": self.pass_id, "outcome": self.outcome, "full": self.full,
             "corpus_revision": self.revision, "started_at": self.started_at,
@@ -395,8 +396,8 @@ def _relink(
 def _record_sources(
     store: Store, pass_id: int, batches: list[tuple[Connector, SourceBatch, str, str]],
     failed: list[dict[str, Any]], counts: dict[str, dict[str, int]], ended: str,
-) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
+) -> list[PassSource]:
+    rows: list[PassSource] = []
     for connector, batch, s, e in batches:
         store.record_source(batch.source, connector.project, cursor=batch.cursor, at=e,
                             outcome="succeeded", floor=batch.floor, gaps=batch.gaps,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
+from revetly_core.answers.maintenance import InitAnswer
 from revetly_core.refusal import Refusal
 
 FOLDERS = ("backlog", "notes", "records")
@@ -84,7 +84,7 @@ def _safe_name(path: Path, fallback: str = "revetly") -> str:
 
 
 def scaffold_instance(path: Path, commits: list[str] | None = None, *,
-                      commit: bool = True) -> dict[str, Any]:
+                      commit: bool = True) -> InitAnswer:
     """Create an instance at path: git repo, revetly.toml, folders, .gitignore, host files;
     a repository it creates gets its first commit unless ``commit`` is False."""
     import pygit2
@@ -127,7 +127,7 @@ def scaffold_instance(path: Path, commits: list[str] | None = None, *,
 
     hosts = write_host_files(root, all_host_files(root))
     created_repo = not (root / ".git").exists()
-    payload: dict[str, Any] = {
+    payload: InitAnswer = {
         "instance": str(root),
         "created_repository": created_repo,
         "config": "revetly.toml",
@@ -145,7 +145,7 @@ def scaffold_instance(path: Path, commits: list[str] | None = None, *,
     return payload
 
 
-def commit_scaffold(payload: dict[str, Any]) -> dict[str, Any]:
+def commit_scaffold(payload: InitAnswer) -> InitAnswer:
     """Give a repository init created its first commit (config, folders, portable host files)."""
     from revetly_core.instance.scaffold_hosts import MACHINE_LOCAL_FILES
 

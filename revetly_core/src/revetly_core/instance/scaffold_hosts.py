@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from revetly_core.answers.maintenance import HostFilesWritten
+
 CLAUDE_CODE_FILE = ".mcp.json"
 VSCODE_FILE = ".vscode/mcp.json"
 SERVER_NAME = "revetly"
@@ -57,7 +59,7 @@ def all_host_files(instance: Path, project: str | None = None,
     return {**host_json_files(instance, project, interpreter), **host_command_files()}
 
 
-def write_host_files(target: Path, files: dict[str, str]) -> dict[str, list[str]]:
+def write_host_files(target: Path, files: dict[str, str]) -> HostFilesWritten:
     """Write ``files`` under ``target``; an existing file is kept as it is and reported kept."""
     written: list[str] = []
     kept: list[str] = []

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
+from revetly_core.answers.maintenance import CodeRepository, InitAnswer, ScaffoldedSource
 from revetly_core.connectors.adr import find_adr_folder
 from revetly_core.connectors.backlog_md import (
     declared_task_prefix,
@@ -100,7 +100,7 @@ def backlog_md_section(name: str, rel: str, folder: str, prefix: str,
 
 
 def scaffold_from_source(path: Path, kind: str, repo: str, *,
-                         write_hosts: bool = False) -> dict[str, Any]:
+                         write_hosts: bool = False) -> InitAnswer:
     """Scaffold an instance at path that reads the repository ``repo`` as a ``kind`` source;
     ``write_hosts`` also writes the host files into ``repo`` (never done unasked)."""
     import pygit2
@@ -136,7 +136,7 @@ def scaffold_from_source(path: Path, kind: str, repo: str, *,
     rel = payload["commits"][0]["path"]
     config_path = root / "revetly.toml"
     lines = config_path.read_text().rstrip("\n").splitlines()
-    source: dict[str, Any] = {"kind": kind, "name": name, "path": rel, "folder": folder}
+    source: ScaffoldedSource = {"kind": kind, "name": name, "path": rel, "folder": folder}
     if kind == "backlog-md":
         settings = project_settings(repo_root, folder)
         prefix = declared_task_prefix(settings)
@@ -150,7 +150,8 @@ def scaffold_from_source(path: Path, kind: str, repo: str, *,
                   'story = ["feature", "epic"]', 'feature = ["epic"]',
                   'bug = ["task", "story", "feature", "epic"]']
         lines += block
-        source.update(task_prefix=prefix, statuses=statuses, unmapped_statuses=unmapped)
+        source["task_prefix"], source["statuses"] = prefix, statuses
+        source["unmapped_statuses"] = unmapped
         if legacy:
             source["legacy_families"] = legacy
     else:
@@ -164,12 +165,13 @@ def scaffold_from_source(path: Path, kind: str, repo: str, *,
     return commit_scaffold(payload)
 
 
-def code_repository_hosts(instance: Path, repo_root: Path, write: bool) -> dict[str, Any]:
+def code_repository_hosts(instance: Path, repo_root: Path, write: bool) -> CodeRepository:
     """The host files for the code repository agents work in: written there only when asked
     (``--write-hosts``), else handed back as a snippet to paste."""
     from revetly_core.instance.scaffold_hosts import all_host_files, host_snippet, write_host_files
 
-    out: dict[str, Any] = {"path": str(repo_root), "snippet": host_snippet(instance)}
+    out: CodeRepository = {"path": str(repo_root), "snippet": host_snippet(instance)}
     if write:
-        out.update(write_host_files(repo_root, all_host_files(instance)))
+        hosts = write_host_files(repo_root, all_host_files(instance))
+        out["written"], out["kept"] = hosts["written"], hosts["kept"]
     return out

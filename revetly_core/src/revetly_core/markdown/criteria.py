@@ -6,6 +6,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from revetly_core.answers.maintenance import CheckProblem
+
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _MARKER = re.compile(r"^\s{0,3}(?:[-*]|\d+[.)])\s+(.*)$")
 _CRITERIA_TITLE = re.compile(r"^acceptance[\s-]+criteria\s*:?$", re.IGNORECASE)
@@ -133,7 +135,7 @@ def doubled_criteria(body: str) -> bool:
     return len(criteria_sections(body)) > 1
 
 
-def doubled_criteria_problem(artifact_id: str, path: str | None, body: str) -> dict[str, str | None] | None:
+def doubled_criteria_problem(artifact_id: str, path: str | None, body: str) -> CheckProblem | None:
     """The `check` problem of a work item whose body carries its criteria twice (else None)."""
     sections = len(criteria_sections(body))
     if sections <= 1:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from revetly_core.answers.operate import AuditLinksAnswer, MethodCount
+
 LINK_METHODS = ("explicit-ref", "title-mention", "declared", "inferred")
 """Every method a link can carry, stated first: a source's frontmatter, an id in prose, a title
 in prose, then a model's inference (this engine stores none; the count says so)."""
 
 
-def count_by_method(rows: list[tuple[str, str, int]]) -> dict[str, Any]:
+def count_by_method(rows: list[tuple[str, str, int]]) -> dict[str, MethodCount]:
     """method -> {links, by_relation} for every method, zero where none was found; an
     unexpected method is counted under its own name rather than dropped."""
-    out: dict[str, Any] = {m: {"links": 0, "by_relation": {}} for m in LINK_METHODS}
+    out: dict[str, MethodCount] = {m: {"links": 0, "by_relation": {}} for m in LINK_METHODS}
     for method, relation, n in rows:
         entry = out.setdefault(method, {"links": 0, "by_relation": {}})
         entry["links"] += n
@@ -20,7 +22,7 @@ def count_by_method(rows: list[tuple[str, str, int]]) -> dict[str, Any]:
     return out
 
 
-def audit_links(store: Any, project: str | None = None) -> dict[str, Any]:
+def audit_links(store: Any, project: str | None = None) -> AuditLinksAnswer:
     """Live links by method and relation, the retired ones counted apart, and dangling ones."""
     live, retired, dangling = store.link_audit(project)
     methods = count_by_method(live)

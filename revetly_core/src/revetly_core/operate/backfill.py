@@ -13,6 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from revetly_core.answers.operate import (
+    BackfillAnswer,
+    BackfillPlan,
+    BackfillPlanSource,
+    BackfillRead,
+    BackfillWindow,
+)
 from revetly_core.config import Config
 from revetly_core.connectors.base import KnownArtifact, Progress, SourceBatch, no_progress
 from revetly_core.connectors.commits import CommitsConnector, backfill_state
@@ -32,7 +39,7 @@ class Window:
     end: dt.date
     commits: int
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> BackfillWindow:
         return {"start": self.start.isoformat(), "end": self.end.isoformat(),
                 "commits": self.commits}
 
@@ -162,10 +169,10 @@ def _cursors(root: Path) -> dict[str, dict[str, Any]]:
 
 
 def plan_backfill(root: Path, config: Config, *, source: str | None = None,
-                  to: dt.date | None = None, window_days: int = WINDOW_DAYS) -> dict[str, Any]:
+                  to: dt.date | None = None, window_days: int = WINDOW_DAYS) -> BackfillPlan:
     """The price of reading below each floor: windows, commits and an estimated time."""
     cursors = _cursors(root)
-    plans: list[dict[str, Any]] = []
+    plans: list[BackfillPlanSource] = []
     for base, floor in _sources(root, config, cursors, source):
         times = _commit_times(base, floor)
         if to is not None:
@@ -204,7 +211,7 @@ def require_current_store(root: Path, config: Config) -> None:
 def run_backfill(root: Path, config: Config, *, source: str | None = None,
                  to: dt.date | None = None, window_days: int = WINDOW_DAYS,
                  max_windows: int | None = None, progress: Progress = no_progress,
-                 ) -> dict[str, Any]:
+                 ) -> BackfillAnswer:
     """Read the windows below each floor, newest first, one pass each, at most max_windows
     in all; what is left is reported, and the source stays partial until it is read."""
     from revetly_core.ingest.readpass import run_pass
@@ -212,7 +219,7 @@ def run_backfill(root: Path, config: Config, *, source: str | None = None,
     require_current_store(root, config)
     plan = plan_backfill(root, config, source=source, to=to, window_days=window_days)
     budget = max_windows
-    results: list[dict[str, Any]] = []
+    results: list[BackfillRead] = []
     for entry in plan["sources"]:
         base = next(b for b, _ in _sources(root, config, _cursors(root), entry["source"]))
         wins = [Window(dt.date.fromisoformat(w["start"]), dt.date.fromisoformat(w["end"]),

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from revetly_core.answers.operate import Address, ConnectLine
 
 
 @dataclass(frozen=True)
@@ -45,12 +46,12 @@ class Declared:
     registration_hosts: tuple[str, ...] = ()
 
 
-def connect_line(row: ProvenClient, declared: Declared) -> dict[str, Any]:
+def connect_line(row: ProvenClient, declared: Declared) -> ConnectLine:
     """One client's connect line: the address it uses, what it still needs declared, its gate."""
     needs: list[str] = []
     url = declared.public_url or declared.bind_url
     if row.spawns_stdio and url is None:
-        address: dict[str, Any] = {"transport": "stdio", "command": declared.stdio_command}
+        address: Address = {"transport": "stdio", "command": declared.stdio_command}
     elif url is None:
         address = {"transport": "streamable-http", "url": None}
         needs.append("a served endpoint: `revetly serve --http`, with [served] public_url "

@@ -7,6 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from revetly_core.answers.health import HealthAnswer, SourceHealth
+from revetly_core.answers.operate import (
+    DoctorAnswer,
+    DoctorIndex,
+    DoctorSource,
+    DoctorWarning,
+    Held,
+    Probe,
+)
 from revetly_core.config import Config
 from revetly_core.operate.clients import CLIENT_TABLE, Declared, connect_line
 
@@ -14,7 +22,7 @@ PROBE_TIMEOUT_S = 2.0
 """How long doctor waits for a served endpoint to answer before it says it does not."""
 
 
-def probe_source(connector: Any) -> dict[str, Any]:
+def probe_source(connector: Any) -> Probe:
     """Whether one declared source can be read now, and a line saying what was found."""
     import pygit2
 
@@ -43,9 +51,9 @@ def probe_source(connector: Any) -> dict[str, Any]:
     return {"reads": True, "detail": type(connector).__name__}
 
 
-def held_by_source(store: Any) -> dict[str, dict[str, Any]]:
+def held_by_source(store: Any) -> dict[str, Held]:
     """source -> what CONTEXT holds of it: live artifacts by type, deleted, problems."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, Held] = {}
     for source, typ, deleted, n in store.artifact_counts():
         entry = out.setdefault(source, {"artifacts": 0, "by_type": {}, "deleted": 0, "problems": 0})
         if deleted:
@@ -84,7 +92,7 @@ def declared_of(config: Config, root: Path) -> Declared:
     )
 
 
-def proxy_warning(declared: Declared) -> dict[str, Any] | None:
+def proxy_warning(declared: Declared) -> DoctorWarning | None:
     """A public_url that is not the bind address means something in front carries clients in."""
     if declared.public_url is None or declared.public_url == declared.bind_url:
         return None
@@ -114,7 +122,7 @@ def endpoint_answers(url: str, timeout: float = PROBE_TIMEOUT_S) -> bool:
         conn.close()
 
 
-def endpoint_warning(url: str | None, answering: bool) -> dict[str, Any] | None:
+def endpoint_warning(url: str | None, answering: bool) -> DoctorWarning | None:
     """A declared served endpoint that does not answer is a warning naming it."""
     if url is None or answering:
         return None
@@ -124,7 +132,7 @@ def endpoint_warning(url: str | None, answering: bool) -> dict[str, Any] | None:
                    "that declares [auth]) and run `revetly doctor` again"}
 
 
-def problems_warning(source: str, problems: int) -> dict[str, Any] | None:
+def problems_warning(source: str, problems: int) -> DoctorWarning | None:
     """Files a source holds that the last pass skipped for breaking the schema (errors only:
     warnings and notes, such as a second copy of an id, are named by check, not here)."""
     if not problems:
@@ -134,12 +142,12 @@ def problems_warning(source: str, problems: int) -> dict[str, Any] | None:
             "fix": "run `revetly check` to name each one and what is wrong with it"}
 
 
-def state_warnings(health: HealthAnswer | None) -> list[dict[str, Any]]:
+def state_warnings(health: HealthAnswer | None) -> list[DoctorWarning]:
     """What the store's own state says is wrong: never read, last pass failed, index behind."""
     if health is None:
         return [{"code": "not-synced", "detail": "this instance has not been read yet",
                  "fix": "run `revetly sync`"}]
-    out: list[dict[str, Any]] = []
+    out: list[DoctorWarning] = []
     if "context_health" in health:
         out.append({"code": "last-pass-failed", "detail": str(health["context_health"]["error"]),
                     "fix": "fix the cause, then run `revetly sync`"})
@@ -151,7 +159,7 @@ def state_warnings(health: HealthAnswer | None) -> list[dict[str, Any]]:
     return out
 
 
-def doctor(root: Path, config: Config) -> dict[str, Any]:
+def doctor(root: Path, config: Config) -> DoctorAnswer:
     """The whole report: sources, index, one connect line per proven client, and warnings."""
     from revetly_core import __version__
     from revetly_core.ingest.readpass import connectors_for
@@ -163,8 +171,8 @@ def doctor(root: Path, config: Config) -> dict[str, Any]:
 
     paths = InstancePaths(root)
     health: HealthAnswer | None = None
-    held: dict[str, dict[str, Any]] = {}
-    warnings: list[dict[str, Any]] = []
+    held: dict[str, Held] = {}
+    warnings: list[DoctorWarning] = []
     store_refused = False
     if paths.db.exists():
         try:
@@ -180,13 +188,14 @@ def doctor(root: Path, config: Config) -> dict[str, Any]:
             finally:
                 store.close()
     last_reads: dict[str, SourceHealth] = {s["source"]: s for s in (health["sources"] if health else [])}
-    sources: list[dict[str, Any]] = []
+    sources: list[DoctorSource] = []
     for connector in connectors_for(root, config):
         sid = connector.source_id
         probe = probe_source(connector)
         read: Mapping[str, Any] = last_reads.get(sid, {})
-        entry: dict[str, Any] = {
-            "source": sid, "project": connector.project, **probe,
+        entry: DoctorSource = {
+            "source": sid, "project": connector.project, "reads": probe["reads"],
+            "detail": probe["detail"],
             "holds": held.get(sid, {"artifacts": 0, "by_type": {}, "deleted": 0, "problems": 0}),
             "last_read_at": read.get("last_read_at"), "outcome": read.get("outcome"),
         }
@@ -207,8 +216,8 @@ def doctor(root: Path, config: Config) -> dict[str, Any]:
     for found in (proxy_warning(declared), _endpoint_check(declared)):
         if found is not None:
             warnings.append(found)
-    index = None if health is None else {**health["index"],
-                                         "store_revision": health["corpus_revision"]}
+    index: DoctorIndex | None = None if health is None else {
+        **health["index"], "store_revision": health["corpus_revision"]}
     return {
         "instance": config.instance.name, "root": str(root), "version": __version__,
         "sources": sources, "index": index,
@@ -218,7 +227,7 @@ def doctor(root: Path, config: Config) -> dict[str, Any]:
     }
 
 
-def _endpoint_check(declared: Declared) -> dict[str, Any] | None:
+def _endpoint_check(declared: Declared) -> DoctorWarning | None:
     url = declared.bind_url or declared.public_url
     if url is None:
         return None

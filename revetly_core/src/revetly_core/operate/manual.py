@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from importlib.resources import files
 from importlib.resources.abc import Traversable
-from typing import Any
 
+from revetly_core.answers.operate import ManualPage, ManualTopic, ManualTopics
 from revetly_core.refusal import Refusal
 
 MANUAL_PACKAGE = "revetly_core"
@@ -44,19 +44,19 @@ def page_title(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
-def manual_topics() -> dict[str, Any]:
+def manual_topics() -> ManualTopics:
     """Every topic of the manual with its title, the operator pages before the decisions."""
     pages = _pages()
     if not pages:
         raise Refusal("manual-missing", "this installation carries no manual pages",
                       "reinstall revetly-core; the manual ships as its package data")
-    rows = [{"topic": t, "title": page_title(p.read_text(encoding="utf-8"))}
+    rows: list[ManualTopic] = [{"topic": t, "title": page_title(p.read_text(encoding="utf-8"))}
             for t, p in pages.items()]
     rows.sort(key=lambda r: (r["topic"].startswith("decisions/"), r["topic"]))
     return {"topics": rows, "show": "revetly manual show TOPIC"}
 
 
-def manual_page(topic: str) -> dict[str, Any]:
+def manual_page(topic: str) -> ManualPage:
     """One page of the manual whole; an unknown topic is refused naming the topics there are."""
     pages = _pages()
     key = topic.strip().removesuffix(".md")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
 
+from revetly_core.answers.operate import MigrateAnswer, MigrationPlan, MigrationStep, RereadPrice
 from revetly_core.config import Config
 from revetly_core.refusal import Refusal
 from revetly_core.store.schema_probe import RereadFacts, SchemaProbe
@@ -17,7 +17,7 @@ def _seconds(start: str | None, end: str | None) -> float | None:
     return (dt.datetime.fromisoformat(end) - dt.datetime.fromisoformat(start)).total_seconds()
 
 
-def reread_price(facts: RereadFacts) -> dict[str, Any]:
+def reread_price(facts: RereadFacts) -> RereadPrice:
     """What the full re-read a migration needs will cost: what it re-reads, per source, and the
     time the last full pass over it took (the estimate; None when no full pass is recorded)."""
     per_source = facts.by_source
@@ -28,7 +28,7 @@ def reread_price(facts: RereadFacts) -> dict[str, Any]:
             "estimate_from": "the last full pass" if seconds is not None else None}
 
 
-def migration_plan(db: Path) -> dict[str, Any]:
+def migration_plan(db: Path) -> MigrationPlan:
     """The steps from the store's schema to this engine's, each with what it changes, priced."""
     from revetly_core.store.db import MIGRATIONS, SCHEMA_VERSION
 
@@ -43,7 +43,7 @@ def migration_plan(db: Path) -> dict[str, Any]:
         if version > SCHEMA_VERSION:
             raise Refusal("refused", f"context.db is at schema {version}, newer than this "
                           f"engine ({SCHEMA_VERSION})", "upgrade revetly")
-        steps = []
+        steps: list[MigrationStep] = []
         for at in range(version, SCHEMA_VERSION):
             step = MIGRATIONS.get(at)
             if step is None:
@@ -56,13 +56,17 @@ def migration_plan(db: Path) -> dict[str, Any]:
             "full_pass": bool(steps), "price": price}
 
 
-def migrate(root: Path, config: Config, *, dry_run: bool = False) -> dict[str, Any]:
+def migrate(root: Path, config: Config, *, dry_run: bool = False) -> MigrateAnswer:
     """Price the migration; unless dry_run, apply its steps and run the full pass they need."""
     from revetly_core.instance.layout import InstancePaths
 
     paths = InstancePaths(root)
     plan = migration_plan(paths.db)
-    out: dict[str, Any] = {"dry_run": dry_run, **plan, "migrated": False}
+    out: MigrateAnswer = {
+        "dry_run": dry_run, "schema": plan["schema"], "current_schema": plan["current_schema"],
+        "steps": plan["steps"], "full_pass": plan["full_pass"], "price": plan["price"],
+        "migrated": False,
+    }
     if dry_run or not plan["steps"]:
         return out
     from revetly_core.ingest.readpass import run_pass

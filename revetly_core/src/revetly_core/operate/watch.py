@@ -12,8 +12,8 @@ import os
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
+from revetly_core.answers.operate import WatchEvent, WatchSummary
 from revetly_core.config import Config
 from revetly_core.processes import pid_alive
 
@@ -79,7 +79,7 @@ def relevant_change(path: str, state_dir: Path) -> bool:
 
 def watch(root: Path, config: Config, *, debounce_ms: int = DEBOUNCE_MS,
           stop: threading.Event | None = None, max_passes: int | None = None,
-          report: Callable[[dict[str, Any]], None] = lambda event: None) -> dict[str, Any]:
+          report: Callable[[WatchEvent], None] = lambda event: None) -> WatchSummary:
     """Run until ``stop`` is set (or ``max_passes`` passes have run): one incremental pass at
     start and one per debounced batch of relevant changes. Returns what it did."""
     from watchfiles import watch as watch_files
@@ -103,7 +103,7 @@ def watch(root: Path, config: Config, *, debounce_ms: int = DEBOUNCE_MS,
             result = run_pass(root, config).payload()
         except Refusal as refusal:
             refused += 1
-            report({"event": "refused", **refusal.payload()})
+            report({"event": "refused", "refusal": refusal.payload()["refusal"]})
             return
         passes += 1
         report({"event": "pass", "changed_paths": sorted(changed)[:20],
@@ -135,6 +135,6 @@ def watch(root: Path, config: Config, *, debounce_ms: int = DEBOUNCE_MS,
     return _summary(started, paths, passes, refused)
 
 
-def _summary(started: str, paths: list[Path], passes: int, refused: int) -> dict[str, Any]:
+def _summary(started: str, paths: list[Path], passes: int, refused: int) -> WatchSummary:
     return {"started_at": started, "paths": [str(p) for p in paths], "passes": passes,
             "refused": refused}

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from revetly_core.answers.maintenance import CheckAnswer, CheckProblem, DanglingLink
 from revetly_core.config import Config
 from revetly_core.connectors.base import FileProblem
 from revetly_core.connectors.repository import RepositoryConnector
@@ -20,7 +22,7 @@ WARNING_CODES = frozenset({"duplicate-id-served", "no-id-skipped", "legacy-unrea
 """Named so a human looks, but nothing the schema requires is broken."""
 
 
-def problem_severity(problem: dict[str, Any]) -> str:
+def problem_severity(problem: Mapping[str, object]) -> str:
     """A problem's severity: the one its source stated, else by its code (errors by default).
     Only errors and dangling links make check fail; warnings and notes are named, not fatal."""
     stated = problem.get("severity")
@@ -32,7 +34,7 @@ def problem_severity(problem: dict[str, Any]) -> str:
     return "warning" if code in WARNING_CODES else "error"
 
 
-def severity_counts(problems: list[dict[str, Any]]) -> dict[str, int]:
+def severity_counts(problems: Sequence[Mapping[str, object]]) -> dict[str, int]:
     """How many problems of each severity, every severity named."""
     out = dict.fromkeys(SEVERITIES, 0)
     for p in problems:
@@ -60,9 +62,9 @@ def parent_cycles(parents: dict[str, str]) -> list[list[str]]:
     return cycles
 
 
-def revises_problems(a: Artifact, arts: dict[str, Artifact]) -> list[dict[str, Any]]:
+def revises_problems(a: Artifact, arts: dict[str, Artifact]) -> list[CheckProblem]:
     """The revises entries of an artifact aimed at a held artifact that is not a work item."""
-    out: list[dict[str, Any]] = []
+    out: list[CheckProblem] = []
     for entry in a.metadata.get("declared", {}).get("revises", []):
         target = arts.get(str(entry.get("id")))
         if target is not None and target.type not in WORK_ITEM_TYPES:
@@ -73,14 +75,14 @@ def revises_problems(a: Artifact, arts: dict[str, Artifact]) -> list[dict[str, A
     return out
 
 
-def item_problems(arts: dict[str, Artifact]) -> list[dict[str, Any]]:
+def item_problems(arts: dict[str, Artifact]) -> list[CheckProblem]:
     """Per artifact: a work item carrying its criteria twice, then its misaimed revises."""
-    problems: list[dict[str, Any]] = []
+    problems: list[CheckProblem] = []
     for a in arts.values():
         doubled = (doubled_criteria_problem(a.id, a.source_path, a.body)
                    if a.type in WORK_ITEM_TYPES else None)
         if doubled is not None:
-            problems.append(dict(doubled))
+            problems.append(doubled)
         problems.extend(revises_problems(a, arts))
     return problems
 
@@ -88,10 +90,10 @@ def item_problems(arts: dict[str, Artifact]) -> list[dict[str, Any]]:
 def _link_problems(
     a: Artifact, resolver: IdResolver, arts: dict[str, Artifact], config: Config,
     commit_ids: set[str], have_commit_sources: bool,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[DanglingLink], list[CheckProblem]]:
     """(dangling links, schema problems) of one artifact's declared fields."""
-    dangling: list[dict[str, Any]] = []
-    problems: list[dict[str, Any]] = []
+    dangling: list[DanglingLink] = []
+    problems: list[CheckProblem] = []
     declared: dict[str, Any] = a.metadata.get("declared", {})
 
     def dangle(field: str, target: str) -> None:
@@ -141,11 +143,11 @@ def _link_problems(
     return dangling, problems
 
 
-def check_instance(root: Path, config: Config, store: Store | None) -> dict[str, Any]:
+def check_instance(root: Path, config: Config, store: Store | None) -> CheckAnswer:
     """Read every source file as a pass would and name everything that breaks the schema."""
     connector = RepositoryConnector(root, config)
     files = connector.list_files()
-    problems: list[dict[str, Any]] = []
+    problems: list[CheckProblem] = []
     arts: dict[str, Artifact] = {}
     owner: dict[str, str] = {}
     for path in sorted(files):
@@ -169,7 +171,7 @@ def check_instance(root: Path, config: Config, store: Store | None) -> dict[str,
             if typ == "commit":
                 commit_ids.add(aid)
     resolver = IdResolver(held_ids)
-    dangling: list[dict[str, Any]] = []
+    dangling: list[DanglingLink] = []
     have_commits = store is not None and bool(config.connectors.commits)
     for a in arts.values():
         d, p = _link_problems(a, resolver, arts, config, commit_ids, have_commits)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from revetly_core.answers.maintenance import CheckAnswer
 from revetly_core.config import Config
 from revetly_core.instance.layout import InstancePaths
 from revetly_core.writes.containment import WRITE_FOLDERS, write_target_problems
@@ -19,12 +19,14 @@ def write_folders(config: Config) -> tuple[str, ...]:
     return tuple(f for f in dict.fromkeys(folders) if f)
 
 
-def add_write_problems(payload: dict[str, Any], root: Path, config: Config) -> dict[str, Any]:
+def add_write_problems(payload: CheckAnswer, root: Path, config: Config) -> CheckAnswer:
     """Add what the write side names to a check payload (and clear its ok when it names any)."""
     found = write_target_problems(root, write_folders(config))
     found += pending_intent_problems(InstancePaths(root).state)
     if not found:
         return payload
-    problems = [*payload.get("problems", []), *found]
+    problems = [*payload["problems"], *found]
     problems.sort(key=lambda p: (str(p.get("path")), p["code"], str(p.get("detail"))))
-    return {**payload, "problems": problems, "ok": False}
+    out = payload.copy()
+    out["problems"], out["ok"] = problems, False
+    return out

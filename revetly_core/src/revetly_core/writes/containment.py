@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Any
 
+from revetly_core.answers.maintenance import CheckProblem
 from revetly_core.refusal import Refusal
 
 WRITE_FOLDERS = ("backlog", "notes", "records")
@@ -60,9 +60,9 @@ def contained(root: Path, path: Path) -> str:
     return rel
 
 
-def write_target_problems(root: Path, folders: tuple[str, ...]) -> list[dict[str, Any]]:
+def write_target_problems(root: Path, folders: tuple[str, ...]) -> list[CheckProblem]:
     """What `check` names on the write side: a write folder that is a link or not a folder."""
-    problems: list[dict[str, Any]] = []
+    problems: list[CheckProblem] = []
     for folder in sorted({f.strip("/") for f in folders if f.strip("/")}):
         probe = link_on_path(root, folder, folder=True)
         if probe is None:

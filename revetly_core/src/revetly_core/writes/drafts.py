@@ -7,6 +7,7 @@ import hashlib
 from pathlib import Path
 from typing import Any, cast
 
+from revetly_core.answers.maintenance import ReviewPage
 from revetly_core.answers.writes import GateAnswer, ReviewList, ReviewState
 from revetly_core.refusal import Refusal
 from revetly_core.writes.answers import wrote_nothing
@@ -234,7 +235,7 @@ def _chunks(text: str, limit: int) -> list[str]:
     return [p.rstrip("\n") for p in pieces]
 
 
-def review_pages(ctx: WriteContext, review_id: str, *, body_limit: int = 2000) -> list[dict[str, Any]]:
+def review_pages(ctx: WriteContext, review_id: str, *, body_limit: int = 2000) -> list[ReviewPage]:
     """The draft paginated for dialogs: content pages, then a decision page."""
     if body_limit < 200:
         raise Refusal("bad-argument", "body_limit must be at least 200 characters",
@@ -251,7 +252,7 @@ def review_pages(ctx: WriteContext, review_id: str, *, body_limit: int = 2000) -
     content = _chunks("\n".join(lines), body_limit)
     total = len(content) + 1
     drafted = record.drafted_by.get("name", "?")
-    pages: list[dict[str, Any]] = []
+    pages: list[ReviewPage] = []
     for i, body in enumerate(content, 1):
         pages.append({
             "header": f"Review {record.review_id}: {d.get('title') or d.get('artifact_id')} "

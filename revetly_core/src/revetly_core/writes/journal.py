@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from revetly_core.answers.maintenance import CheckProblem
 from revetly_core.refusal import Refusal
 from revetly_core.writes.containment import contained
 from revetly_core.writes.crash import crash_point
@@ -409,7 +410,7 @@ def recover_writes(root: Path, state_dir: Path) -> list[dict[str, Any]]:
         return recover(root, state_dir, thorough=True)
 
 
-def pending_intent_problems(state_dir: Path) -> list[dict[str, Any]]:
+def pending_intent_problems(state_dir: Path) -> list[CheckProblem]:
     """What `check` names: intents a dead write left, which the next write or sync settles."""
     journal = Journal(state_dir.parent, state_dir)
     return [{

@@ -6,6 +6,7 @@ from typing import Any
 
 import yaml
 
+from revetly_core.answers.maintenance import RepairAnswer, RepairedFile
 from revetly_core.writes.answers import wrote_nothing
 from revetly_core.writes.context import WriteContext
 from revetly_core.writes.git_commit import identity
@@ -28,10 +29,10 @@ def _amend_front(front_text: str, entry: dict[str, Any]) -> str:
 
 @wrote_nothing
 def repair_doubled_sections(ctx: WriteContext, paths: list[str],
-                            principal: Principal | None = None) -> dict[str, Any]:
+                            principal: Principal | None = None) -> RepairAnswer:
     """Fold each named file's doubled section (last list kept), log it, commit them together."""
     who = ctx.principal(principal)
-    repaired: list[dict[str, Any]] = []
+    repaired: list[RepairedFile] = []
     with write_lock(ctx.paths.state, ctx.root, "repair") as batch:
         for rel in sorted(set(paths)):
             path = ctx.root / rel
