@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from revetly_core.writes.gate import GateChoice
 
 from tests.core.answers.conforms import assert_conforms, schema_of
 from tests.core.gitrepo import Instance, md
+from tests.core.operate.test_migrate import downgrade_to_v1
 from tests.core.writes.write_engine import engine
 from tests.fixtures.fixture_repo import ADR_TOOLS, build_fixture_repo
 
@@ -41,18 +41,6 @@ DOUBLED = """Intro.
 
 - A CSV holds one row per invoice
 """
-
-
-def _downgrade_to_v1(db: Path) -> None:
-    """A store put back to schema 1, so migrate has a step to price and apply."""
-    conn = sqlite3.connect(db)
-    conn.execute("DROP INDEX IF EXISTS artifacts_id_key")
-    conn.execute("ALTER TABLE artifacts DROP COLUMN id_key")
-    conn.execute("DROP TABLE phrases")
-    conn.execute("ALTER TABLE problems DROP COLUMN severity")
-    conn.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
-    conn.commit()
-    conn.close()
 
 
 def test_every_command_type_is_a_typeddict_schema() -> None:
@@ -104,7 +92,7 @@ def test_backfill_plan_and_read_answers(floored: Instance) -> None:
 
 def test_migrate_answers_dry_run_and_applied(floored: Instance) -> None:
     assert_conforms(MigrateAnswer, floored.engine().migrate(dry_run=True))
-    _downgrade_to_v1(floored.root / ".revetly" / "context.db")
+    downgrade_to_v1(str(floored.root / ".revetly" / "context.db"))
     priced = floored.engine().migrate(dry_run=True)
     assert priced["steps"] and priced["price"] is not None
     assert_conforms(MigrateAnswer, priced)
