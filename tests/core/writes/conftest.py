@@ -6,15 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.gitrepo import Instance, md
-
-STORY_BODY = """Finance wants a CSV of every invoice.
-
-## Acceptance criteria
-
-- A CSV holds one row per invoice
-- Amounts keep two decimals
-"""
+from tests.core.gitrepo import Instance
+from tests.core.writes.seed import seed_files
 
 
 @pytest.fixture()
@@ -25,13 +18,6 @@ def winst(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Instance:
     for name in ("REVETLY_REVIEWER", "REVETLY_ACTOR_KIND", "REVETLY_SERVICE_IDENTITY"):
         monkeypatch.delenv(name, raising=False)
     inst = Instance(tmp_path / "acme")
-    inst.git.write_and_commit({
-        "backlog/EPIC-0001.md": md("EPIC-0001", "Billing", "epic", "All about billing.\n",
-                                   status="ready"),
-        "backlog/STORY-0001.md": md("STORY-0001", "Export invoices as CSV", "story", STORY_BODY,
-                                    status="ready", parent="EPIC-0001"),
-        "notes/DEC-0001.md": md("DEC-0001", "Invoices are exported nightly", "decision",
-                                "We export invoices every night.\n", status="accepted"),
-    }, "seed")
+    inst.git.write_and_commit(seed_files(), "seed")
     inst.sync()
     return inst

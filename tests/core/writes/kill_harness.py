@@ -27,13 +27,6 @@ REVIEW_KINDS = ("approve", "reject", "withdraw")
 NOTE_TITLE = "Kill note"
 DECISION_TITLE = "Kill decision"
 DRAFT_TITLE = "Dunning reminders"
-STORY_BODY = """Finance wants a CSV of every invoice.
-
-## Acceptance criteria
-
-- A CSV holds one row per invoice
-- Amounts keep two decimals
-"""
 
 
 def points_for(kind: str) -> tuple[str, ...]:
@@ -90,17 +83,11 @@ def perform(engine: Any, kind: str) -> dict[str, Any]:
 def seed_template(root: Path) -> Path:
     """A synced instance holding an epic, a story, a decision and one parked draft."""
     from revetly_core import Engine
-    from tests.core.gitrepo import Instance, md
+    from tests.core.gitrepo import Instance
+    from tests.core.writes.seed import seed_files
 
     inst = Instance(root)
-    inst.git.write_and_commit({
-        "backlog/EPIC-0001.md": md("EPIC-0001", "Billing", "epic", "All about billing.\n",
-                                   status="ready"),
-        "backlog/STORY-0001.md": md("STORY-0001", "Export invoices as CSV", "story", STORY_BODY,
-                                    status="ready", parent="EPIC-0001"),
-        "notes/DEC-0001.md": md("DEC-0001", "Invoices are exported nightly", "decision",
-                                "We export invoices every night.\n", status="accepted"),
-    }, "seed")
+    inst.git.write_and_commit(seed_files(), "seed")
     saved = dict(os.environ)
     os.environ.update(worker_env())
     try:

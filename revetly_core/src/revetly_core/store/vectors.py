@@ -68,13 +68,17 @@ class VectorStore:
             conn.execute(statement)
         return conn
 
-    def model_id(self) -> str | None:
-        """The model the stored vectors were computed with, or None when nothing is stored."""
+    def _meta(self, key: str) -> str | None:
+        """One value of the file's meta table, or None when the file or the key is absent."""
         if not self.present():
             return None
         with closing(self._connect()) as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key='model_id'").fetchone()
+            row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return None if row is None else str(row[0])
+
+    def model_id(self) -> str | None:
+        """The model the stored vectors were computed with, or None when nothing is stored."""
+        return self._meta("model_id")
 
     def digests(self) -> dict[str, str]:
         """artifact id -> the digest of what its stored vectors embed."""
@@ -85,11 +89,8 @@ class VectorStore:
 
     def revision(self) -> int | None:
         """The corpus revision the vectors were last brought to, or None."""
-        if not self.present():
-            return None
-        with closing(self._connect()) as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key='revision'").fetchone()
-        return None if row is None else int(row[0])
+        value = self._meta("revision")
+        return None if value is None else int(value)
 
     def write(self, model_id: str, embedded: Iterable[Embedded], removed: Iterable[str],
               *, clear: bool = False, revision: int | None = None) -> None:
