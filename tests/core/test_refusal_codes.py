@@ -136,8 +136,14 @@ def test_strict_mode_accepts_every_registered_spelling(monkeypatch: pytest.Monke
 
 def test_outside_strict_mode_an_unregistered_code_is_still_an_answer(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(STRICT_ENV, raising=False)
+    monkeypatch.setenv(STRICT_ENV, "0")
     assert Refusal("no-such-code", "d", "f").payload()["refusal"]["code"] == "no-such-code"
+
+
+def test_strict_mode_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(STRICT_ENV, raising=False)
+    with pytest.raises(ValueError, match="no-such-code"):
+        Refusal("no-such-code", "d", "f")
 
 
 def test_docs_list_every_code_and_alias() -> None:

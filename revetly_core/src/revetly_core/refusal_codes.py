@@ -279,11 +279,13 @@ def is_registered(spelling: str) -> bool:
 
 
 def strict_codes() -> bool:
-    """Unregistered codes are rejected when REVETLY_STRICT_REFUSAL_CODES=1 (the test suite sets it)."""
-    return os.environ.get(STRICT_ENV, "") == "1"
+    """Unregistered codes are rejected unless REVETLY_STRICT_REFUSAL_CODES=0 (docs/refusals.md
+    says when an operator may turn the check off)."""
+    return os.environ.get(STRICT_ENV, "") != "0"
 
 
 def check_registered(spelling: str) -> None:
-    """Raise ValueError for an unregistered code in strict mode; served as given otherwise."""
+    """Raise ValueError for an unregistered code (the default); served as given when the check
+    is turned off."""
     if strict_codes() and not is_registered(spelling):
         raise ValueError(f"refusal code {spelling!r} is not declared in revetly_core.refusal_codes")
