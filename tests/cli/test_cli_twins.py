@@ -1,20 +1,27 @@
-"""Each tool's CLI twins, as the registry declares them, checked against the `revetly` commands:
-the command exists, its renderer exists, and together the twins take every argument the tool
-declares (less the ones a twin fixes itself). The shell's modules import common.py, never
-app.py, so they form a tree rather than an import circle."""
+"""The CLI twins are generated from the tool registry: every twin the registry declares is a
+`revetly` command, with a renderer the CLI has, and together a tool's twins take every argument
+it declares (less the ones a twin fixes itself). The generated command's values are the
+declaration's own (types, defaults, help), and building them loads neither the engine nor
+pydantic. The shell's modules import common.py, never app.py, so they form a tree rather than an
+import circle."""
 
 from __future__ import annotations
 
 import ast
 import importlib
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import typer
 from revetly_cli.app import app
+from revetly_cli.twin_commands import registered_commands
 from revetly_core.surface import TOOLS
+from revetly_core.surface.argument_specs import arguments_of
 from revetly_core.surface.catalogue import TOOLS_BY_NAME
+from revetly_core.surface.twins import command_params, every_twin, tool_arguments
 
 TWINNED = [spec.name for spec in TOOLS if spec.cli]
 CLI_SOURCE = Path(__file__).resolve().parents[2] / "revetly_cli" / "src" / "revetly_cli"
@@ -26,6 +33,12 @@ def cli_command(path: str) -> Any:
     for word in path.split():
         command = (getattr(command, "commands", None) or {}).get(word)
     return command
+
+
+def test_the_generated_twins_cover_every_tool() -> None:
+    twinned = {spec.name for spec in TOOLS if spec.cli}
+    assert twinned == {spec.name for spec in TOOLS if not spec.no_cli}
+    assert {twin.command for _, twin in every_twin()} <= registered_commands(app)
 
 
 @pytest.mark.parametrize("name", TWINNED)
@@ -53,6 +66,58 @@ def test_the_twins_take_every_argument_the_tool_declares(name: str) -> None:
         taken |= params | set(twin.fixes)
         taken |= {argument for argument, param in twin.renames if param in params}
     assert [a for a in spec.arguments if a not in taken] == []
+
+
+@pytest.mark.parametrize(("tool", "command"), [(t, w.command) for t, w in every_twin()])
+def test_a_generated_option_has_the_declared_help_and_default(tool: str, command: str) -> None:
+    twin = next(w for t, w in every_twin() if w.command == command)
+    built = {p.name: p for p in cli_command(command).params}
+    declared = {spec.name: spec for spec in arguments_of(tool)}
+    for param in command_params(tool, twin):
+        option = built[param.name]
+        assert option.help == (param.help or None), (command, param.name)
+        if param.argument is not None and param.default is declared[param.argument].default:
+            assert option.required == declared[param.argument].required, (command, param.name)
+
+
+def test_a_twin_hands_the_tool_its_fixed_and_renamed_arguments() -> None:
+    drift = next(w for _, w in every_twin() if w.command == "drift")
+    values = {"artifact_id": "EPIC-0001", "since": None, "until": None, "limit": 5,
+              "project": None}
+    assert tool_arguments("get_scope", drift, values) == {
+        "question": "drift", "artifact_id": "EPIC-0001", "since": None, "until": None,
+        "limit": 5, "project": None}
+    status_set = next(w for _, w in every_twin() if w.command == "status-set")
+    values = {"artifact_id": "STORY-0001", "status": "done", "claimed_by": None, "reason": None,
+              "verdict": ["met"], "project": None}
+    assert tool_arguments("set_status", status_set, values)["verdicts"] == ["met"]
+
+
+def test_decide_composes_one_decision() -> None:
+    decide = next(w for _, w in every_twin() if w.command == "decide")
+    values = {"title": "Use SQLite", "body": "one file", "related": [], "project": None,
+              "supersedes": ["CONV-0001"], "revises": ["STORY-0007:1,3"]}
+    arguments = tool_arguments("record_conversation", decide, values)
+    assert arguments["decisions"] == [{
+        "title": "Use SQLite", "decision": "one file", "supersedes": ["CONV-0001"],
+        "revises": [{"id": "STORY-0007", "criteria": [1, 3]}]}]
+    assert arguments["related_ids"] is None
+
+
+def test_branch_takes_depth_as_a_number_or_a_word() -> None:
+    branch = next(w for _, w in every_twin() if w.command == "branch")
+    base = {"artifact_id": "EPIC-0001", "project": None, "deleted": None}
+    assert tool_arguments("get_artifact", branch, {**base, "depth": "2"})["depth"] == 2
+    assert tool_arguments("get_artifact", branch, {**base, "depth": "declared"})["depth"] == \
+        "declared"
+
+
+def test_building_the_commands_loads_neither_the_engine_nor_pydantic_nor_rich() -> None:
+    code = ("import sys, typer, revetly_cli.app as a; typer.main.get_command(a.app); "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'pydantic', 'rich', 'yaml'}), "
+            "'revetly_core.engine' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[] False"
 
 
 def test_no_command_module_imports_app_py() -> None:

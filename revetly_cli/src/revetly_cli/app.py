@@ -1,4 +1,7 @@
-"""The `revetly` command. Each command: parse, call one core function, print, exit."""
+"""The `revetly` command. Each command: parse, call one core function, print, exit.
+
+The tools' twins (search, inspect, binding, review …) are generated from the tool registry
+(`twin_commands.py`); the commands written here are the ones no tool answers."""
 
 from __future__ import annotations
 
@@ -7,7 +10,6 @@ from typing import Annotated, Any
 
 import typer
 
-from revetly_cli import output
 from revetly_cli.common import (
     EXIT_FOUND_PROBLEMS,
     EXIT_REFUSED,
@@ -15,11 +17,10 @@ from revetly_cli.common import (
     JsonOpt,
     app,
     console,
-    renderer_named,
     run_core,
-    twin_renderer,
+    show_payload,
 )
-from revetly_core import Engine
+from revetly_cli.twin_commands import register_twins
 
 __all__ = ["EXIT_FOUND_PROBLEMS", "EXIT_REFUSED", "app", "command", "main"]
 
@@ -49,19 +50,6 @@ def _root(
     """Revetly: ground AI agents in what was asked, what binds it, what shipped and what changed."""
 
 
-def _show(payload: dict[str, Any], as_json: bool, renderer: str, **options: Any) -> None:
-    """--json prints the payload itself; otherwise the rich rendering named "module.function"."""
-    if as_json:
-        output.print_json(payload)
-        return
-    from revetly_cli.render_text import terminal_payload
-
-    if payload.get("recovered"):  # an interrupted write the call settled first
-        from revetly_cli.render_writes import render_recovered
-
-        render_recovered(console(), terminal_payload(payload))
-    renderer_named(renderer)(console(), terminal_payload(payload), **options)
-
 @app.command()
 def init(
     path: Annotated[str, typer.Argument(help="Folder for the new instance.")],
@@ -80,9 +68,11 @@ def init(
     as_json: JsonOpt = False,
 ) -> None:
     """Create an instance: git repo (first commit), revetly.toml, folders and agent-host files."""
+    from revetly_core import Engine
+
     payload = run_core(lambda: Engine.init(path, commits or [], from_source, write_hosts=write_hosts),
                    as_json)
-    _show(payload, as_json, "render.render_init")
+    show_payload(payload, as_json, "render.render_init")
 
 
 @app.command()
@@ -92,6 +82,8 @@ def sync(
     as_json: JsonOpt = False,
 ) -> None:
     """Read the instance's sources into CONTEXT (only what changed, unless --full)."""
+    from revetly_core import Engine
+
     engine = run_core(lambda: {"engine": Engine.open(instance)}, as_json)["engine"]
     if as_json or not sys.stderr.isatty():
         payload = run_core(lambda: engine.sync(full=full), as_json)
@@ -108,19 +100,10 @@ def sync(
                 bar.update(tasks[phase], completed=done, total=total or None)
 
             payload = run_core(lambda: engine.sync(full=full, progress=progress), as_json)
-    _show(payload, as_json, "render.render_sync")
+    show_payload(payload, as_json, "render.render_sync")
 
 
-@app.command()
-def status(
-    instance: InstanceOpt = None,
-    capture: Annotated[str | None, typer.Option("--capture", help="A write's capture handle: "
-                                                "has it reached CONTEXT?")] = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """What context_health reports: last pass per source, revision, freshness, counts."""
-    payload = run_core(lambda: Engine.open(instance).context_health(capture=capture), as_json)
-    _show(payload, as_json, twin_renderer("status"))
+register_twins(app, "status")
 
 
 @app.command()
@@ -131,116 +114,15 @@ def check(
     as_json: JsonOpt = False,
 ) -> None:
     """Name every file that breaks the schema and every link to an id CONTEXT lacks (exit 1)."""
+    from revetly_core import Engine
+
     payload = run_core(lambda: Engine.open(instance).check(repair=repair), as_json)
-    _show(payload, as_json, "render.render_check")
+    show_payload(payload, as_json, "render.render_check")
     if not payload["ok"]:
         raise typer.Exit(EXIT_FOUND_PROBLEMS)
 
 
-@app.command()
-def search(
-    query: Annotated[str, typer.Argument(help="What you are looking for, in a few words.")],
-    instance: InstanceOpt = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="Rows to serve (1-50).")] = 10,
-    project: Annotated[str | None, typer.Option("--project", help="Read as this project.")] = None,
-    deleted: Annotated[
-        str | None, typer.Option("--deleted", help="'include' or 'only' to read deleted work.")
-    ] = None,
-    inferred: Annotated[
-        str | None, typer.Option("--inferred", help="'all' widens the inferred half.")
-    ] = None,
-    wide: Annotated[bool, typer.Option("--wide", help="Print each summary whole, not cut to "
-                                       "one line.")] = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Artifacts, passages and facts for a query, one line per row (the search_context read)."""
-    payload = run_core(
-        lambda: Engine.open(instance).search_context(
-            query, limit=limit, project=project, deleted=deleted, inferred=inferred
-        ),
-        as_json,
-    )
-    _show(payload, as_json, twin_renderer("search"), wide=wide)
-
-
-ProjectOpt = Annotated[str | None, typer.Option("--project", help="Read as this project.")]
-DeletedOpt = Annotated[
-    str | None, typer.Option("--deleted", help="'include' or 'only' to read deleted work.")
-]
-
-
-@app.command()
-def inspect(
-    artifact_id: Annotated[str, typer.Argument(help="The artifact's id (or a commit sha).")],
-    instance: InstanceOpt = None,
-    project: ProjectOpt = None,
-    history_after: Annotated[
-        str | None,
-        typer.Option("--history-after", help="Serve the full record, history after this point "
-                     "('' for all)."),
-    ] = None,
-    deleted: DeletedOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """The twin of get_artifact: one artifact's own words, declared links and marks."""
-    payload = run_core(
-        lambda: Engine.open(instance).get_artifact(
-            artifact_id, project=project, history_after=history_after, deleted=deleted
-        ),
-        as_json,
-    )
-    _show(payload, as_json, twin_renderer("inspect"))
-
-
-def _depth(value: str) -> int | str:
-    """--depth as the core takes it: a whole number, or a word passed through unchanged."""
-    return int(value) if value.isdigit() else value
-
-
-@app.command()
-def branch(
-    artifact_id: Annotated[str, typer.Argument(help="The root of the branch.")],
-    instance: InstanceOpt = None,
-    depth: Annotated[
-        str, typer.Option("--depth", help="Levels to walk, or 'declared' for [backlog.parents].")
-    ] = "declared",
-    project: ProjectOpt = None,
-    deleted: DeletedOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """The twin of get_artifact with depth: the declared hierarchy beneath an artifact."""
-    payload = run_core(
-        lambda: Engine.open(instance).get_artifact(
-            artifact_id, project=project, depth=_depth(depth), deleted=deleted
-        ),
-        as_json,
-    )
-    _show(payload, as_json, twin_renderer("branch"))
-
-
-@app.command()
-def backlog(
-    instance: InstanceOpt = None,
-    status: Annotated[str | None, typer.Option("--status", help="A status, or a comma list.")] = None,
-    pbi_type: Annotated[
-        str | None, typer.Option("--type", help="epic, feature, story, task or bug (or a list).")
-    ] = None,
-    provenance: Annotated[str | None, typer.Option("--provenance")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="Rows per page (1-500).")] = 50,
-    cursor: Annotated[str | None, typer.Option("--cursor", help="next_cursor of the page before.")] = None,
-    project: ProjectOpt = None,
-    deleted: DeletedOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """The twin of list_backlog: the project's work items as compact rows."""
-    payload = run_core(
-        lambda: Engine.open(instance).list_backlog(
-            status=status, provenance=provenance, pbi_type=pbi_type, limit=limit, cursor=cursor,
-            project=project, deleted=deleted,
-        ),
-        as_json,
-    )
-    _show(payload, as_json, twin_renderer("backlog"))
+register_twins(app, "search", "inspect", "branch", "backlog")
 
 
 @app.command()
@@ -294,9 +176,9 @@ def supervise(ctx: typer.Context) -> None:
 from revetly_cli import (  # noqa: E402,F401
     operate_commands,  # doctor, watch, backfill, migrate, audit-links, manual
     rag_commands,  # revetly rag …: the governed layer
-    scope_commands,  # binding, drift, deltas, author
-    write_commands,  # review, status-set, decide, note
 )
+
+register_twins(app)  # binding, drift, deltas, author, review …, status-set, decide, note
 
 
 def flags_as_flags(command: Any) -> Any:

@@ -45,17 +45,6 @@ def console(stderr: bool = False) -> Console:
     return Console(stderr=stderr)
 
 
-def twin_renderer(command: str) -> str:
-    """The renderer the tool registry declares for the CLI twin named ``command``."""
-    from revetly_core.surface import TOOLS
-
-    for spec in TOOLS:
-        for twin in spec.cli:
-            if twin.command == command:
-                return twin.renderer
-    raise KeyError(f"no tool declares the CLI twin {command!r}")
-
-
 def renderer_named(name: str) -> Callable[..., None]:
     """A renderer by its "module.function" name in revetly_cli (its module loads on demand)."""
     module, function = name.split(".")
@@ -73,3 +62,19 @@ def run_core(call: Callable[[], Mapping[str, Any]], as_json: bool) -> dict[str, 
         else:
             sys.stderr.write(output.refusal_line(refusal.payload()) + "\n")
         raise typer.Exit(EXIT_REFUSED) from None
+
+
+def show_payload(payload: dict[str, Any], as_json: bool, renderer: str, **options: Any) -> None:
+    """--json prints the payload itself; otherwise the rich rendering named "module.function",
+    after a line for each interrupted write the call settled first."""
+    if as_json:
+        output.print_json(payload)
+        return
+    from revetly_cli.render_text import terminal_payload
+
+    shown = terminal_payload(payload)
+    if payload.get("recovered"):
+        from revetly_cli.render_writes import render_recovered
+
+        render_recovered(console(), shown)
+    renderer_named(renderer)(console(), shown, **options)

@@ -10,10 +10,9 @@ import json
 import signal
 import sys
 import threading
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
-from revetly_core.answers import StoppedEvent, WatchEvent
 
 from revetly_cli import output
 from revetly_cli.common import (
@@ -25,7 +24,10 @@ from revetly_cli.common import (
     console,
     run_core,
 )
-from revetly_core import Engine, Refusal
+from revetly_core import Refusal
+
+if TYPE_CHECKING:
+    from revetly_core.answers import StoppedEvent, WatchEvent
 
 
 def _show(payload: dict[str, Any], as_json: bool, renderer: str) -> None:
@@ -60,6 +62,8 @@ def doctor(
     """Does each source read, is the index current, and how each proven client connects
     (exit 1 when there is a warning). With --token: who the token is, whether it may approve,
     which projects its grant reaches (exit 1 when it is refused)."""
+    from revetly_core import Engine
+
     if token is not None:
         _doctor_token(instance, token, project, as_json)
         return
@@ -92,6 +96,8 @@ def watch(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON event per line.")] = False,
 ) -> None:
     """Run the incremental pass whenever a source changes; reads say freshness.watch meanwhile."""
+    from revetly_core import Engine
+
     engine = run_core(lambda: {"engine": Engine.open(instance)}, as_json)["engine"]
     stop = threading.Event()
 
@@ -111,7 +117,7 @@ def watch(
 
     summary = run_core(lambda: engine.watch(debounce_ms=debounce, stop=stop, max_passes=max_passes,
                                         report=report), as_json)
-    report(cast(StoppedEvent, {"event": "stopped", **summary}))  # run_core answers a dict
+    report(cast("StoppedEvent", {"event": "stopped", **summary}))  # run_core answers a dict
 
 
 @app.command()
@@ -129,6 +135,8 @@ def backfill(
     as_json: JsonOpt = False,
 ) -> None:
     """Read a commits source's history below its `since` floor, one window per pass."""
+    from revetly_core import Engine
+
     payload = run_core(lambda: Engine.open(instance).backfill(
         dry_run=dry_run, source=source, to=_date(to, "--to"), window_days=window_days,
         max_windows=windows), as_json)
@@ -143,6 +151,8 @@ def migrate(
     as_json: JsonOpt = False,
 ) -> None:
     """Move the instance's CONTEXT store to this engine's schema (priced first, then re-read)."""
+    from revetly_core import Engine
+
     payload = run_core(lambda: Engine.open(instance).migrate(dry_run=dry_run), as_json)
     _show(payload, as_json, "render_migrate")
 
@@ -155,6 +165,8 @@ def audit_links(
     as_json: JsonOpt = False,
 ) -> None:
     """Count CONTEXT's live links by method: explicit-ref, title-mention, declared, inferred."""
+    from revetly_core import Engine
+
     payload = run_core(lambda: Engine.open(instance).audit_links(project), as_json)
     _show(payload, as_json, "render_audit_links")
 
@@ -167,6 +179,8 @@ app.add_typer(manual_app, name="manual")
 @manual_app.callback()
 def manual(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """List the manual's topics (`revetly manual show TOPIC` prints one)."""
+    from revetly_core import Engine
+
     if ctx.invoked_subcommand is not None:
         return
     payload = run_core(lambda: Engine.manual(), as_json)
@@ -179,6 +193,8 @@ def manual_show(
     as_json: JsonOpt = False,
 ) -> None:
     """Print one page of the manual."""
+    from revetly_core import Engine
+
     payload = run_core(lambda: Engine.manual(topic), as_json)
     if as_json:
         output.print_json(payload)

@@ -2,13 +2,13 @@
 
 from typing import TYPE_CHECKING, Any
 
-from revetly_core.config import Config, load_config, parse_config
-from revetly_core.engine import Engine
 from revetly_core.model import Artifact, HistoryEntry, Link
 from revetly_core.refusal import Refusal
 from revetly_core.refusal_codes import RefusalCode, canonical_code
 
 if TYPE_CHECKING:
+    from revetly_core.config import Config, load_config, parse_config
+    from revetly_core.engine import Engine
     from revetly_core.governed import (
         EvidenceService,
         FeedbackService,
@@ -33,7 +33,17 @@ _GOVERNED = frozenset({
 
 
 def __getattr__(name: str) -> Any:
-    """The governed layer loads on first use (it pulls in `cryptography`; the CLI start stays fast)."""
+    """The engine, its configuration and the governed layer load on first use: importing a
+    plain module of the package (the CLI reads `revetly_core.surface.twins` at start) must not
+    load pydantic, the store or `cryptography`."""
+    if name == "Engine":
+        from revetly_core.engine import Engine
+
+        return Engine
+    if name in ("Config", "load_config", "parse_config"):
+        from revetly_core import config
+
+        return getattr(config, name)
     if name in _GOVERNED:
         from revetly_core import governed
 
