@@ -21,7 +21,7 @@ from revetly_cli.twin_commands import registered_commands
 from revetly_core.surface import TOOLS
 from revetly_core.surface.argument_specs import arguments_of
 from revetly_core.surface.catalogue import TOOLS_BY_NAME
-from revetly_core.surface.twins import command_params, every_twin, tool_arguments
+from revetly_core.surface.twins import command_params, every_twin
 
 TWINNED = [spec.name for spec in TOOLS if spec.cli]
 CLI_SOURCE = Path(__file__).resolve().parents[2] / "revetly_cli" / "src" / "revetly_cli"
@@ -78,38 +78,6 @@ def test_a_generated_option_has_the_declared_help_and_default(tool: str, command
         assert option.help == (param.help or None), (command, param.name)
         if param.argument is not None and param.default is declared[param.argument].default:
             assert option.required == declared[param.argument].required, (command, param.name)
-
-
-def test_a_twin_hands_the_tool_its_fixed_and_renamed_arguments() -> None:
-    drift = next(w for _, w in every_twin() if w.command == "drift")
-    values = {"artifact_id": "EPIC-0001", "since": None, "until": None, "limit": 5,
-              "project": None}
-    assert tool_arguments("get_scope", drift, values) == {
-        "question": "drift", "artifact_id": "EPIC-0001", "since": None, "until": None,
-        "limit": 5, "project": None}
-    status_set = next(w for _, w in every_twin() if w.command == "status-set")
-    values = {"artifact_id": "STORY-0001", "status": "done", "claimed_by": None, "reason": None,
-              "verdict": ["met"], "project": None}
-    assert tool_arguments("set_status", status_set, values)["verdicts"] == ["met"]
-
-
-def test_decide_composes_one_decision() -> None:
-    decide = next(w for _, w in every_twin() if w.command == "decide")
-    values = {"title": "Use SQLite", "body": "one file", "related": [], "project": None,
-              "supersedes": ["CONV-0001"], "revises": ["STORY-0007:1,3"]}
-    arguments = tool_arguments("record_conversation", decide, values)
-    assert arguments["decisions"] == [{
-        "title": "Use SQLite", "decision": "one file", "supersedes": ["CONV-0001"],
-        "revises": [{"id": "STORY-0007", "criteria": [1, 3]}]}]
-    assert arguments["related_ids"] is None
-
-
-def test_branch_takes_depth_as_a_number_or_a_word() -> None:
-    branch = next(w for _, w in every_twin() if w.command == "branch")
-    base = {"artifact_id": "EPIC-0001", "project": None, "deleted": None}
-    assert tool_arguments("get_artifact", branch, {**base, "depth": "2"})["depth"] == 2
-    assert tool_arguments("get_artifact", branch, {**base, "depth": "declared"})["depth"] == \
-        "declared"
 
 
 def test_building_the_commands_loads_neither_the_engine_nor_pydantic_nor_rich() -> None:
