@@ -6,6 +6,7 @@ The tools' twins (search, inspect, binding, review …) are generated from the t
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
@@ -20,6 +21,7 @@ from revetly_cli.common import (
     run_core,
     show_payload,
 )
+from revetly_cli.one_command import app_for
 from revetly_cli.twin_commands import register_twins
 
 __all__ = ["EXIT_FOUND_PROBLEMS", "EXIT_REFUSED", "app", "command", "main"]
@@ -200,15 +202,16 @@ def flags_as_flags(command: Any) -> Any:
     return command
 
 
-def command() -> Any:
-    """The click command `revetly` runs: the typer app with its flags shown as flags."""
-    return flags_as_flags(typer.main.get_command(app))
+def command(args: Sequence[str] = ()) -> Any:
+    """The click command `revetly` runs: the typer app with its flags shown as flags, built for
+    the command the arguments name (only that one is built: `one_command.app_for`)."""
+    return flags_as_flags(typer.main.get_command(app_for(app, args)))
 
 
 def main() -> None:
     """Entry point of the console script; an unexpected error is one line, never a traceback."""
     try:
-        command()(prog_name="revetly")
+        command(sys.argv[1:])(prog_name="revetly")
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         sys.exit(130)
