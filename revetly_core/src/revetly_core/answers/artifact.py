@@ -113,8 +113,8 @@ class ArtifactBrief(Envelope, Marks):
     full_record: NotRequired[FullRecordHint]
 
 
-class ArtifactRecord(ArtifactBrief):
-    """get_artifact with history_after (or deleted): the brief plus metadata, links, history."""
+class RecordKeys(TypedDict):
+    """What the full record adds to the brief: metadata, links and a page of history."""
 
     metadata: JSONObject
     metadata_truncated: NotRequired[CutReport]
@@ -125,6 +125,10 @@ class ArtifactRecord(ArtifactBrief):
     history_entries_truncated: NotRequired[CutReport]
     history_total: int
     history_next: NotRequired[str]
+
+
+class ArtifactRecord(ArtifactBrief, RecordKeys):
+    """get_artifact with history_after (or deleted): the brief plus metadata, links, history."""
 
 
 class WithheldArtifact(Envelope, Marks):

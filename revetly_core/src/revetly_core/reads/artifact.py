@@ -40,7 +40,7 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from revetly_core.answers.artifact import (
     ArtifactAnswer,
@@ -50,8 +50,11 @@ from revetly_core.answers.artifact import (
     BranchNode,
     BranchTruncated,
     CommitField,
+    HistoryEntry,
     NamedByCommits,
     NamingCommit,
+    RecordKeys,
+    RecordLink,
     Rollup,
     RollupGroup,
     Withdrawn,
@@ -268,7 +271,7 @@ def _brief(store: Store, a: Artifact, scope: ProjectScope) -> ArtifactBrief:
     if a.type == COMMIT_TYPE:
         for name in COMMIT_FIELDS:
             if name in a.metadata:
-                cast(dict[str, Any], out)[name] = a.metadata[name]  # keys: CommitField
+                out[name] = a.metadata[name]
     questions = a.metadata.get("open_questions")
     if questions:
         out["open_questions"] = list(questions) if isinstance(questions, list) else [questions]
@@ -294,15 +297,15 @@ def _brief(store: Store, a: Artifact, scope: ProjectScope) -> ArtifactBrief:
 # -- the full record -------------------------------------------------------------------------
 
 
-def _links(store: Store, a: Artifact, deleted: str | None) -> list[dict[str, Any]]:
+def _links(store: Store, a: Artifact, deleted: str | None) -> list[RecordLink]:
     state: LinkState = "retired" if deleted == "only" else "any" if deleted == "include" else "live"
     rows = store.links_of(a.id, state)
     others = [r.dst if r.direction == "out" else r.src for r in rows]
     gone = _deleted_ids(store, others)
     held = _held_ids(store, others)
-    served: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+    served: list[tuple[tuple[Any, ...], RecordLink]] = []
     for r, other in zip(rows, others, strict=True):
-        entry: dict[str, Any] = {
+        entry: RecordLink = {
             "relation": r.relation, "method": r.method, "direction": r.direction,
             "other": other,
         }
@@ -327,7 +330,7 @@ def _links(store: Store, a: Artifact, deleted: str | None) -> list[dict[str, Any
 
 @dataclass
 class _HistoryPage:
-    entries: list[dict[str, Any]]
+    entries: list[HistoryEntry]
     total: int
     more: bool
     resume_from: str
@@ -365,9 +368,9 @@ def _history(store: Store, a: Artifact, history_after: str) -> _HistoryPage:
                 (i for i, (t, _) in enumerate(timed) if t is not None and t > when), len(timed)
             )
     window = timed[start : start + HISTORY_PAGE]
-    entries: list[dict[str, Any]] = []
+    entries: list[HistoryEntry] = []
     for _, r in window:
-        entry: dict[str, Any] = {"revision": r.revision, "at": r.at, "change": r.change}
+        entry: HistoryEntry = {"revision": r.revision, "at": r.at, "change": r.change}
         if r.author:
             entry["author"] = r.author
         if r.summary:
@@ -497,9 +500,13 @@ def _cut_body(payload: dict[str, Any], budget: int) -> None:
     trial(best)
 
 
-def _fit_record(payload: dict[str, Any], page: _HistoryPage | None, budget: int) -> None:
-    if payload_bytes(payload) <= budget:
+def _fit_record(answer: ArtifactBrief, page: _HistoryPage | None, budget: int) -> None:
+    """Fit a brief or record to the budget: history first, then links and files, metadata,
+    declared links, open questions, the body and the criteria. The cutters edit the answer in
+    place, key by key, as `fit` does."""
+    if payload_bytes(answer) <= budget:
         return
+    payload: Any = answer
     if page is not None:
         _cut_history(payload, page, budget)
     fit(payload, [Cut(("links",), "links_truncated"), Cut(("files",), "files_truncated")], budget)
@@ -828,21 +835,24 @@ def get_artifact(
     if a.metadata.get("withheld"):
         return {**_withheld(store, a), **envelope(config, store, scope)}
 
-    # The full record adds its keys to the brief, and the budget cutters work on the plain
-    # dict; both shapes are pinned by the served schema (tests/mcp/test_mcp_output_schemas.py).
-    payload: dict[str, Any] = {**_brief(store, a, scope)}
-    page: _HistoryPage | None = None
-    if history_after is not None or deleted is not None:
-        payload["metadata"] = {k: v for k, v in sorted(a.metadata.items()) if k != "declared"}
-        links = _links(store, a, deleted)
-        payload["links"] = links
-        payload["deterministic_links"] = len(links)
-        payload["inferred_links"] = dict(LITE_ABSENT)
-        page = _history(store, a, history_after or "")
-        payload["history_entries"] = page.entries
-        payload["history_total"] = page.total
-        if page.more:
-            payload["history_next"] = page.keys[-1]
-    payload.update(envelope(config, store, scope))
-    _fit_record(payload, page, budget)
-    return cast(ArtifactRecord, payload) if page is not None else cast(ArtifactBrief, payload)
+    brief = _brief(store, a, scope)
+    if history_after is None and deleted is None:
+        answer: ArtifactBrief = {**brief, **envelope(config, store, scope)}
+        _fit_record(answer, None, budget)
+        return answer
+    # The full record adds its keys to the brief, in the served order, then the envelope.
+    links = _links(store, a, deleted)
+    page = _history(store, a, history_after or "")
+    added: RecordKeys = {
+        "metadata": {k: v for k, v in sorted(a.metadata.items()) if k != "declared"},
+        "links": links,
+        "deterministic_links": len(links),
+        "inferred_links": LITE_ABSENT.copy(),
+        "history_entries": page.entries,
+        "history_total": page.total,
+    }
+    if page.more:
+        added["history_next"] = page.keys[-1]
+    record: ArtifactRecord = {**brief, **added, **envelope(config, store, scope)}
+    _fit_record(record, page, budget)
+    return record
