@@ -46,7 +46,9 @@ CLI_START_CODE = ("import inspect, sys, revetly_cli.app as a; "
                   "a.command(['search', sys.argv[1], '--json']) "
                   "if inspect.signature(a.command).parameters else a.command()")
 """Builds the click command for the search line (code before the one-command build: the app)."""
-PYDANTIC_CODE = "import pydantic, typer._adapters"
+PYDANTIC_CODE = ("import importlib, importlib.util, pydantic; "
+                 "importlib.util.find_spec('typer._adapters') and importlib.import_module('typer._adapters')")
+"""What typer 0.25+ loads to coerce an invoked command's values (older typer: pydantic alone)."""
 _IMPORT_LINE = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
 
 
