@@ -29,14 +29,19 @@ def typer_parameter(param: CommandParam) -> Parameter:
                      annotation=Annotated[param.annotation, info], default=default)
 
 
-def command_signature(params: list[CommandParam]) -> Signature:
-    """The command's signature: its positional values, --instance, its options, then --json."""
+def command_signature(params: list[CommandParam], order: tuple[str, ...] = ()) -> Signature:
+    """The command's signature: its positional values, --instance, its options, then --json;
+    or its values in the twin's ``order``, then --json."""
     typed = [typer_parameter(p) for p in params]
     positional = [t for t, p in zip(typed, params, strict=True) if p.positional]
     options = [t for t, p in zip(typed, params, strict=True) if not p.positional]
     instance = Parameter("instance", Parameter.KEYWORD_ONLY, annotation=InstanceOpt, default=None)
     as_json = Parameter("as_json", Parameter.KEYWORD_ONLY, annotation=JsonOpt, default=False)
-    return Signature([*positional, instance, *options, as_json])
+    listed = [*positional, instance, *options]
+    if order:
+        place = {name: n for n, name in enumerate(order)}
+        listed.sort(key=lambda parameter: place[parameter.name])
+    return Signature([*listed, as_json])
 
 
 def twin_command(tool: str, twin: CliTwin) -> Callable[..., None]:
@@ -52,7 +57,7 @@ def twin_command(tool: str, twin: CliTwin) -> Callable[..., None]:
         if refused_by_status(twin, payload):
             raise typer.Exit(EXIT_REFUSED)
 
-    signature = command_signature(command_params(tool, twin))
+    signature = command_signature(command_params(tool, twin), twin.order)
     command.__name__ = command.__qualname__ = twin.command.replace(" ", "_").replace("-", "_")
     command.__signature__ = signature  # type: ignore[attr-defined]  # read by inspect.signature
     command.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}

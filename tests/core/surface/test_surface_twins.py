@@ -157,3 +157,10 @@ def test_a_command_refusal_is_the_engines(instance: Instance) -> None:
     with pytest.raises(Refusal) as refused:
         answer_command(instance.root, tool, search, values)
     assert refused.value.code == "not-synced"
+
+
+def test_a_twins_help_order_names_each_of_its_values_once() -> None:
+    for tool, t in every_twin():
+        if t.order:
+            names = [p.name for p in command_params(tool, t)] + ["instance"]
+            assert sorted(t.order) == sorted(names), t.command

@@ -91,6 +91,10 @@ class CliTwin:
     compose: Compose | None = None
     renderer_options: tuple[str, ...] = ()
     write: bool = False
+    order: tuple[str, ...] = ()
+    """The command's values in the order its --help lists them (``instance`` among them), where
+    that is not the default: positional values, ``instance``, the rest in the declaration's
+    order."""
 
     @property
     def fixes(self) -> tuple[str, ...]:
@@ -142,9 +146,13 @@ _ARTIFACT = CliParam("artifact_id", flags=("--artifact", "-a"),
 _REVIEW_ID = CliParam("review_id", positional=True)
 
 
+_ANSWER_ORDER = ("review_id", "reason", "instance")
+
+
 def _review_answer(decision: str, help: str) -> CliTwin:
     return CliTwin(f"review {decision}", "render_writes.render_answer", help,
-                   (_REVIEW_ID,), fixed=(("decision", decision),), write=True)
+                   (_REVIEW_ID,), fixed=(("decision", decision),), write=True,
+                   order=_ANSWER_ORDER)
 
 
 TWINS: dict[str, tuple[CliTwin, ...]] = {
@@ -165,36 +173,43 @@ TWINS: dict[str, tuple[CliTwin, ...]] = {
                 "The twin of get_artifact with depth: the declared hierarchy beneath an artifact.",
                 (CliParam("artifact_id", positional=True, help="The root of the branch."),
                  CliParam("depth", annotation=str, default="declared", convert=depth_value)),
-                omits=("history_after",)),
+                omits=("history_after",),
+                order=("artifact_id", "instance", "depth", "project", "deleted")),
     ),
     "list_backlog": (
         CliTwin("backlog", "render.render_backlog",
                 "The twin of list_backlog: the project's work items as compact rows.",
-                (CliParam("pbi_type", flags=("--type",)), CliParam("limit", flags=_N))),
+                (CliParam("pbi_type", flags=("--type",)), CliParam("limit", flags=_N)),
+                order=("instance", "status", "pbi_type", "provenance", "limit", "cursor", "project",
+                       "deleted")),
     ),
     "get_scope": (
         CliTwin("binding", "render_scope.render_binding",
                 "The twin of get_scope(question='binding'): what already binds an artifact, a "
-                "topic or a file (which stories and decisions are behind it).",
+                "topic or\na file (which stories and decisions are behind it).",
                 (CliParam("artifact_id", positional=True), CliParam("topic", flags=("--topic", "-t")),
                  CliParam("path", flags=("--path", "-p"), local_path=True),
                  CliParam("limit", flags=_N)),
-                omits=("since", "until", "clock"), fixed=(("question", "binding"),)),
+                omits=("since", "until", "clock"), fixed=(("question", "binding"),),
+                order=("artifact_id", "topic", "path", "depth", "instance", "project", "limit")),
         CliTwin("drift", "render_scope.render_drift",
                 "The twin of get_scope(question='drift'): what was asked for against what shipped.",
                 (_ARTIFACT, CliParam("limit", flags=_N)),
-                omits=("topic", "path", "depth", "clock"), fixed=(("question", "drift"),)),
+                omits=("topic", "path", "depth", "clock"), fixed=(("question", "drift"),),
+                order=("instance", "artifact_id", "since", "until", "project", "limit")),
         CliTwin("deltas", "render_scope.render_deltas",
                 "The twin of get_scope(question='deltas'): what changed over a window, on one "
                 "clock.",
                 (_ARTIFACT, CliParam("limit", flags=_N)),
-                omits=("topic", "path", "depth"), fixed=(("question", "deltas"),)),
+                omits=("topic", "path", "depth"), fixed=(("question", "deltas"),),
+                order=("instance", "artifact_id", "since", "until", "clock", "project", "limit")),
     ),
     "get_authoring_context": (
         CliTwin("author", "render_scope.render_author",
                 "The twin of get_authoring_context: nearest backlog, related material and what "
                 "binds it.",
-                (CliParam("topic", positional=True), CliParam("limit", flags=_N))),
+                (CliParam("topic", positional=True), CliParam("limit", flags=_N)),
+                order=("topic", "instance", "project", "limit")),
     ),
     "context_health": (
         CliTwin("status", "render.render_status",
@@ -222,7 +237,8 @@ TWINS: dict[str, tuple[CliTwin, ...]] = {
                 (CliParam("artifact_id", positional=True), CliParam("status", positional=True),
                  CliParam("verdicts", rename="verdict", annotation=list[str] | None,
                           flags=("--verdict",))),
-                write=True),
+                write=True, order=("artifact_id", "status", "claimed_by", "reason", "verdict",
+                                   "project", "instance")),
     ),
     "record_conversation": (
         CliTwin("decide", "render_writes.render_recorded",
@@ -236,11 +252,13 @@ TWINS: dict[str, tuple[CliTwin, ...]] = {
                           help="A note this decision replaces whole (repeatable)."),
                  CliParam("revises", annotation=list[str] | None, default=None,
                           help="A work item it changes part of: ID or ID:1,3 (repeatable).")),
-                composes=("decisions",), compose=one_decision, write=True),
+                composes=("decisions",), compose=one_decision, write=True,
+                order=("title", "body", "supersedes", "revises", "related", "project", "instance")),
         CliTwin("note", "render_writes.render_recorded",
                 "record_conversation without decisions: one conversation note, committed.",
                 (CliParam("title", positional=True), _RELATED),
-                fixed=(("decisions", None),), write=True),
+                fixed=(("decisions", None),), write=True,
+                order=("title", "body", "related", "project", "instance")),
     ),
     "resolve_review": (
         _review_answer("approve", "Approve a draft: the story is written and committed under "
@@ -251,7 +269,7 @@ TWINS: dict[str, tuple[CliTwin, ...]] = {
     "withdraw_review": (
         CliTwin("review withdraw", "render_writes.render_answer",
                 "Take a review off the list without deciding it (no approval, no rejection).",
-                (_REVIEW_ID,), write=True),
+                (_REVIEW_ID,), write=True, order=_ANSWER_ORDER),
     ),
 }
 """Every tool's CLI twins, by tool name; a tool with none says why in the catalogue."""
