@@ -89,7 +89,7 @@ def test_refusal_is_an_exception_with_a_payload() -> None:
                                        "fix": "wait", "setting": "x"}}
     assert str(r) == "a pass is running — wait"
     assert r.args == ("busy: a pass is running",)
-    assert revetly_core.Refusal("c", "d", "f").extra == {}
+    assert revetly_core.Refusal("busy", "d", "f").extra == {}
 
 
 def test_public_dataclasses() -> None:
