@@ -82,6 +82,17 @@ def test_init_twice_is_refused_with_exit_2(tmp_path: Path) -> None:
     assert "Traceback" not in again.stderr
 
 
+def test_init_with_auth_scaffolds_a_served_endpoint(tmp_path: Path) -> None:
+    root = tmp_path / "served"
+    shown = revetly("init", str(root), "--auth", "https://login.example.com")
+    assert shown.returncode == 0, shown.stderr
+    assert "checks jwt tokens from https://login.example.com" in shown.stdout
+    assert 'verifier = "jwt"' in (root / "revetly.toml").read_text()
+    refused = revetly("init", str(tmp_path / "bad"), "--auth", "http://login.example.com")
+    assert refused.returncode == 2
+    assert "not an issuer URL" in refused.stderr and "Traceback" not in refused.stderr
+
+
 def test_sync_then_status_json_is_the_core_payload(instance: Path) -> None:
     synced = revetly("sync", "--instance", str(instance), "--json")
     assert synced.returncode == 0, synced.stderr

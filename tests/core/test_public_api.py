@@ -60,7 +60,7 @@ def test_engine_facade_methods() -> None:
     assert isinstance(inspect.getattr_static(engine, "open"), classmethod)
     assert isinstance(inspect.getattr_static(engine, "init"), staticmethod)
     assert list(inspect.signature(engine.init).parameters) == [
-        "path", "commits", "source", "write_hosts"]
+        "path", "commits", "source", "write_hosts", "auth_issuer"]
     assert list(inspect.signature(engine.open).parameters) == ["instance"]
     sync = inspect.signature(engine.sync).parameters
     assert sync["full"].kind is inspect.Parameter.KEYWORD_ONLY

@@ -67,13 +67,17 @@ def init(
     write_hosts: Annotated[
         bool, typer.Option("--write-hosts", help="Also write the agent-host files into the "
                            "--from repository (else they are printed to paste).")] = False,
+    auth: Annotated[
+        str | None, typer.Option("--auth", metavar="ISSUER_URL",
+                                 help="Also declare a served endpoint that checks bearer tokens "
+                                 "from this authorization server ([auth] and [served]).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Create an instance: git repo (first commit), revetly.toml, folders and agent-host files."""
     from revetly_core import Engine
 
-    payload = run_core(lambda: Engine.init(path, commits or [], from_source, write_hosts=write_hosts),
-                   as_json)
+    payload = run_core(lambda: Engine.init(path, commits or [], from_source,
+                                           write_hosts=write_hosts, auth_issuer=auth), as_json)
     show_payload(payload, as_json, "render.render_init")
 
 

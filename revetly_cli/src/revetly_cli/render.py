@@ -115,6 +115,10 @@ def render_init(console: Console, p: InitAnswer) -> None:
     first = p.get("first_commit")
     if first:
         console.print(f"  first commit {first[:12]}")
+    auth = p.get("auth")
+    if auth is not None:
+        console.print(f"  served endpoint checks {auth['verifier']} tokens from "
+                      f"{untrusted(auth['issuer'])}; audit lines go to {auth['audit_log']}")
     hosts = p.get("host_files", [])
     if hosts:
         commands = sum(1 for h in hosts if h.startswith(".claude/"))

@@ -75,9 +75,11 @@ class Engine:
     def init(
         path: str | Path, commits: list[str] | None = None,
         source: tuple[str, str] | None = None, *, write_hosts: bool = False,
+        auth_issuer: str | None = None,
     ) -> InitAnswer:
         """Scaffold a new instance; ``source`` = (kind, repo) reads that repository in place,
-        and ``write_hosts`` also writes the agent-host files into that repository."""
+        ``write_hosts`` also writes the agent-host files into that repository, and
+        ``auth_issuer`` declares a served endpoint checking that issuer's tokens."""
         if source is not None:
             from revetly_core.instance.scaffold_sources import scaffold_from_source
 
@@ -88,14 +90,14 @@ class Engine:
                               "history as a commits source", "drop --commits, or add more "
                               "code repositories to revetly.toml afterwards")
             return scaffold_from_source(Path(path), source[0], source[1],
-                                        write_hosts=write_hosts)
+                                        write_hosts=write_hosts, auth_issuer=auth_issuer)
         if write_hosts:
             from revetly_core.refusal import Refusal
 
             raise Refusal("invalid-argument", "--write-hosts writes into the repository --from "
                           "names, and no --from was given", "add --from KIND REPO, or drop "
                           "--write-hosts (the instance gets its own host files either way)")
-        return scaffold_instance(Path(path), commits)
+        return scaffold_instance(Path(path), commits, auth_issuer=auth_issuer)
 
     def _store(self) -> Store:
         return Store(self.paths.db, readonly=True)

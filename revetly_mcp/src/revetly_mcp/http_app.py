@@ -14,7 +14,6 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -32,6 +31,7 @@ from revetly_core.auth import (
     Caller,
     DeclaredCounter,
     ServedSurface,
+    audit_log_path,
     declared_line,
     is_loopback_host,
     metadata_paths,
@@ -187,7 +187,8 @@ def build_http_app(engine: Engine, address: Address, *, project: str | None = No
                    read_only: bool = False, verifier: JwtVerifier | None = None) -> Starlette:
     """The endpoint's ASGI app: the shared server's tools on the SDK's Streamable HTTP app."""
     config = engine.config
-    audit = AuditLog(Path(config.auth.audit_log)) if config.auth.audit_log else None
+    audit = (AuditLog(audit_log_path(engine.root, config.auth.audit_log))
+             if config.auth.audit_log else None)
     surface = ServedSurface(engine, project, caller=current_caller,
                             read_only=read_only or config.served.read_only, audit=audit)
     server = HttpRevetlyServer(engine, project, surface)

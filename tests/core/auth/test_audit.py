@@ -57,3 +57,10 @@ def test_lines_are_appended_whole_under_concurrent_writers(tmp_path: Path) -> No
 def test_a_log_that_cannot_be_written_never_fails_the_call(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     AuditLog(tmp_path / "file" / "audit.jsonl").append({"tool": "t"})  # parent is a file
+
+
+def test_a_relative_audit_log_lives_inside_the_instance(tmp_path: Path) -> None:
+    from revetly_core.auth import audit_log_path
+
+    assert audit_log_path(tmp_path, ".revetly/audit.jsonl") == tmp_path / ".revetly" / "audit.jsonl"
+    assert audit_log_path(tmp_path, "/var/log/revetly.jsonl") == Path("/var/log/revetly.jsonl")

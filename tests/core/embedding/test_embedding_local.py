@@ -43,3 +43,13 @@ def test_a_package_without_its_weights_is_refused(
     monkeypatch.setattr(local, "package_folder", lambda: tmp_path)
     refusal = local.local_refusal()
     assert refusal is not None and local.WEIGHTS in refusal.detail
+
+
+def test_mean_pool_is_each_texts_mean_row_and_zero_for_no_tokens() -> None:
+    import numpy as np
+    from revetly_core.embedding.local import mean_pool
+
+    table = np.arange(12, dtype=np.float32).reshape(4, 3)
+    pooled = mean_pool(table, [[0, 2], [], [3], [9]])
+    assert pooled.tolist() == [[3.0, 4.0, 5.0], [0.0, 0.0, 0.0], [9.0, 10.0, 11.0],
+                               [9.0, 10.0, 11.0]]  # an id past the table reads its last row

@@ -33,6 +33,7 @@ from revetly_core.answers.maintenance import (
     RepairAnswer,
     RepairedFile,
     ReviewPage,
+    ScaffoldedAuth,
     ScaffoldedSource,
 )
 from revetly_core.answers.operate import (
@@ -182,6 +183,7 @@ __all__ = [
     "ReviewRow",
     "ReviewState",
     "Reviser",
+    "ScaffoldedAuth",
     "ScaffoldedSource",
     "ScopeAnswer",
     "SearchAnswer",

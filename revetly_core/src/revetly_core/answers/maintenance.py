@@ -117,6 +117,14 @@ class ScaffoldedSource(TypedDict):
     legacy_families: NotRequired[list[str]]
 
 
+class ScaffoldedAuth(TypedDict):
+    """``init --auth``: the verifier and issuer declared, and where audit lines go."""
+
+    verifier: str
+    issuer: str
+    audit_log: str
+
+
 class InitAnswer(TypedDict):
     """``revetly init``: the instance created, its files, and what to do next."""
 
@@ -131,6 +139,7 @@ class InitAnswer(TypedDict):
     first_commit: NotRequired[str | None]
     source: NotRequired[ScaffoldedSource]
     code_repository: NotRequired[CodeRepository]
+    auth: NotRequired[ScaffoldedAuth]
 
 
 class ReviewPage(TypedDict):

@@ -2,7 +2,7 @@
 
 from revetly_core.auth.address import check_address_rule, is_loopback_host
 from revetly_core.auth.audience import audience_refusal, audiences_of, same_resource
-from revetly_core.auth.audit import AuditLog, audit_line, outcome_of, project_of
+from revetly_core.auth.audit import AuditLog, audit_line, audit_log_path, outcome_of, project_of
 from revetly_core.auth.declared import DECLARED_LOGGER, DeclaredCounter, declared_line
 from revetly_core.auth.endpoint import (
     METADATA_ROOT,
@@ -49,6 +49,7 @@ __all__ = [
     "audience_refusal",
     "audiences_of",
     "audit_line",
+    "audit_log_path",
     "backoff_delay",
     "bind_url",
     "check_address_rule",

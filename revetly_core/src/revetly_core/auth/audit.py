@@ -51,6 +51,13 @@ def audit_line(subject: Mapping[str, Any] | None, tool: str, project: str | None
     return line
 
 
+def audit_log_path(root: Path, declared: str) -> Path:
+    """Where `[auth] audit_log` points: an absolute path as written, a relative one inside the
+    instance (never the directory the server happened to start in)."""
+    path = Path(declared).expanduser()
+    return path if path.is_absolute() else root / path
+
+
 @dataclass
 class AuditLog:
     """An append-only JSON-lines file the operator names ([auth] audit_log).

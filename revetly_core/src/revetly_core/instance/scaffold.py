@@ -16,8 +16,56 @@ def _toml_string(value: str) -> str:
     return json.dumps(value)
 
 
-def default_config_text(name: str, commits: list[tuple[str, str]]) -> str:
-    """The revetly.toml `revetly init` writes: one project, the three folders, code repos."""
+AUDIT_LOG = ".revetly/audit.jsonl"
+"""Where `init --auth` points the served endpoint's audit lines (inside the instance)."""
+
+
+def checked_issuer(issuer: str) -> str:
+    """The issuer URL `init --auth` declares: https, or plain http only on a loopback host."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(issuer.strip())
+    loopback = parts.hostname in {"localhost", "127.0.0.1", "::1"}
+    if not parts.hostname or parts.scheme not in {"http", "https"} or (
+            parts.scheme == "http" and not loopback) or parts.query or parts.fragment:
+        raise Refusal("invalid-argument", f"--auth {issuer!r} is not an issuer URL Revetly can "
+                      "trust", "give the authorization server's https URL, e.g. --auth "
+                      "https://login.example.com/realms/team (plain http only on localhost)")
+    return issuer.strip().rstrip("/")
+
+
+def auth_config_lines(issuer: str) -> list[str]:
+    """The [auth] and [served] blocks `init --auth` adds: the jwt verifier at that issuer, an
+    audit log inside the instance, the endpoint left on loopback until the operator opens it."""
+    return [
+        "",
+        "# A served endpoint (`revetly serve --http`) checks every bearer token against this",
+        "# issuer. See docs/serving.md for grants, introspection and running behind a proxy.",
+        "[auth]",
+        'verifier = "jwt"',
+        f"issuer = {_toml_string(issuer)}",
+        "scopes = []",
+        f"audit_log = {_toml_string(AUDIT_LOG)}",
+        "",
+        "# Which projects a token's claim values reach; without this block a token reaches all.",
+        "# [auth.grants]",
+        '# claim = "groups"',
+        "# [auth.grants.values]",
+        '# "team" = ["PROJECT"]',
+        "",
+        "[served]",
+        "# 127.0.0.1 serves this machine only; \"0.0.0.0\" serves others (the verifier allows it).",
+        'host = "127.0.0.1"',
+        "port = 8765",
+        'path = "/mcp"',
+        "# public_url = \"https://revetly.example.com/mcp\"   # when a proxy stands in front",
+    ]
+
+
+def default_config_text(name: str, commits: list[tuple[str, str]],
+                        auth_issuer: str | None = None) -> str:
+    """The revetly.toml `revetly init` writes: one project, the three folders, code repos,
+    and with an issuer the [auth] and [served] blocks of a served endpoint."""
     lines = [
         "# Revetly instance configuration. See docs/configuration.md for every setting.",
         "",
@@ -38,6 +86,8 @@ def default_config_text(name: str, commits: list[tuple[str, str]]) -> str:
             f"name = {_toml_string(repo_name)}",
             f"path = {_toml_string(path)}",
         ]
+    if auth_issuer is not None:
+        lines += auth_config_lines(auth_issuer)
     return "\n".join(lines) + "\n"
 
 
@@ -84,10 +134,13 @@ def _safe_name(path: Path, fallback: str = "revetly") -> str:
 
 
 def scaffold_instance(path: Path, commits: list[str] | None = None, *,
-                      commit: bool = True) -> InitAnswer:
+                      commit: bool = True, auth_issuer: str | None = None) -> InitAnswer:
     """Create an instance at path: git repo, revetly.toml, folders, .gitignore, host files;
-    a repository it creates gets its first commit unless ``commit`` is False."""
+    a repository it creates gets its first commit unless ``commit`` is False; ``auth_issuer``
+    also declares a served endpoint that checks tokens from that issuer."""
     import pygit2
+
+    issuer = None if auth_issuer is None else checked_issuer(auth_issuer)
 
     root = path.expanduser().resolve()
     if (root / "revetly.toml").exists():
@@ -121,7 +174,7 @@ def scaffold_instance(path: Path, commits: list[str] | None = None, *,
         keep = root / folder / ".gitkeep"
         if not any((root / folder).iterdir()):
             keep.write_text("")
-    (root / "revetly.toml").write_text(default_config_text(_safe_name(root), declared))
+    (root / "revetly.toml").write_text(default_config_text(_safe_name(root), declared, issuer))
     ensure_gitignore(root)
     from revetly_core.instance.scaffold_hosts import all_host_files, write_host_files
 
@@ -137,6 +190,8 @@ def scaffold_instance(path: Path, commits: list[str] | None = None, *,
         "host_files_kept": hosts["kept"],
         "next": "add markdown files under backlog/, notes/ or records/, then run `revetly sync`",
     }
+    if issuer is not None:
+        payload["auth"] = {"verifier": "jwt", "issuer": issuer, "audit_log": AUDIT_LOG}
     if created_repo:
         pygit2.init_repository(str(root), initial_head="main")
         payload["first_commit"] = None

@@ -100,7 +100,7 @@ def backlog_md_section(name: str, rel: str, folder: str, prefix: str,
 
 
 def scaffold_from_source(path: Path, kind: str, repo: str, *,
-                         write_hosts: bool = False) -> InitAnswer:
+                         write_hosts: bool = False, auth_issuer: str | None = None) -> InitAnswer:
     """Scaffold an instance at path that reads the repository ``repo`` as a ``kind`` source;
     ``write_hosts`` also writes the host files into ``repo`` (never done unasked)."""
     import pygit2
@@ -131,7 +131,7 @@ def scaffold_from_source(path: Path, kind: str, repo: str, *,
             raise Refusal("refused", f"{repo_root} holds no decision folder (docs/decisions, "
                                      "docs/adr, doc/adr, ...)",
                           "pass the repository that keeps the architecture decision records")
-    payload = scaffold_instance(root, [str(repo_root)], commit=False)
+    payload = scaffold_instance(root, [str(repo_root)], commit=False, auth_issuer=auth_issuer)
     name = payload["commits"][0]["name"]
     rel = payload["commits"][0]["path"]
     config_path = root / "revetly.toml"
