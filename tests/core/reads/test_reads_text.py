@@ -89,3 +89,28 @@ def test_record_fields_heading_a_body_are_left_out_of_its_summary() -> None:
     assert summary("Use it", body) == "Use it — Words here."
     assert without_lead_fields("**Status:** Done\n\nThe body.") == "The body."
     assert without_lead_fields("Plain body.\nStatus: later") == "Plain body.\nStatus: later"
+
+
+@given(st.lists(st.sampled_from([None, "tax", "due", "csv"]), max_size=80),
+       st.integers(min_value=1, max_value=10))
+def test_the_best_window_is_the_earliest_holding_most_distinct_hits(
+    hits: list[str | None], window: int
+) -> None:
+    start, found = text.best_window(hits, window)
+    starts = range(max(1, len(hits) - window + 1))
+    counted = [{h for h in hits[s : s + window] if h is not None} for s in starts]
+    most = max(len(c) for c in counted)
+    assert len(found) == most
+    assert start == min(s for s in starts if len(counted[s]) == most)
+    assert found == counted[start]
+
+
+def test_query_hits_name_the_query_word_each_token_stems_to() -> None:
+    tokens = ["Invoices", "are", "exported", "invoice", "Tax"]
+    assert text.query_hits(tokens, {"invoic", "export"}) == [
+        "invoic", None, "export", "invoic", None]
+
+
+@given(st.from_regex(r"[A-Za-z0-9]{1,12}(['’][A-Za-z]{1,4})?", fullmatch=True))
+def test_a_light_stem_keeps_the_first_letter_of_its_word(word: str) -> None:
+    assert text.stem_keeps_initial(word)
