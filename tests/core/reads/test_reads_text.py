@@ -114,3 +114,20 @@ def test_query_hits_name_the_query_word_each_token_stems_to() -> None:
 @given(st.from_regex(r"[A-Za-z0-9]{1,12}(['’][A-Za-z]{1,4})?", fullmatch=True))
 def test_a_light_stem_keeps_the_first_letter_of_its_word(word: str) -> None:
     assert text.stem_keeps_initial(word)
+
+
+def test_query_words_in_counts_distinct_stems_of_plain_words() -> None:
+    wanted = set(text.query_words("export invoices tax"))
+    assert text.query_words_in("STORY-1 (Invoice exports) delivers invoices", wanted) == 2
+    assert text.query_words_in("nothing here", wanted) == 0
+
+
+@given(st.lists(st.sampled_from(["Invoice", "exports", "tax", "taxes", "due", "x1", "STORY-1"]),
+                max_size=20))
+def test_query_words_in_counts_what_stemming_every_word_counts(words: list[str]) -> None:
+    import re
+
+    wanted = set(text.query_words("export invoices tax"))
+    phrase = " ".join(words)
+    every = {text.light_stem(w) for w in re.findall(r"[A-Za-z0-9]+", phrase)}
+    assert text.query_words_in(phrase, wanted) == len(every & wanted)

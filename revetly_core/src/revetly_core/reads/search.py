@@ -16,7 +16,7 @@ from revetly_core.reads import ranking, retrieval, semantic
 from revetly_core.reads.budget import Cut, fit, read_budget
 from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
 from revetly_core.reads.marks import row_marks
-from revetly_core.reads.text import best_passage, light_stem, query_words, summary
+from revetly_core.reads.text import best_passage, query_words, query_words_in, summary
 from revetly_core.refusal import Refusal
 from revetly_core.store.keyword import Alternatives
 from revetly_core.store.protocols import KeywordIndex, KeywordSearcher, Store
@@ -210,7 +210,7 @@ def _facts(
     wanted = set(words)
     for src, dst, relation, stitle, dtitle in store.declared_facts(order):
         text = f"{src} ({stitle or titles.get(src, '?')}) {FACT_RELATIONS[relation]} {dst} ({dtitle or '?'})"
-        hits = len({light_stem(w) for w in re.findall(r"[A-Za-z0-9]+", text)} & wanted)
+        hits = query_words_in(text, wanted)
         touches_top = src in near_top or dst in near_top
         if hits == 0 and not touches_top:
             continue
@@ -219,7 +219,7 @@ def _facts(
         candidates.append((0, -hits, rel_order.index(relation), text, row))
     for _sid, aid, text, stated_at in store.statements_of(order):
         fact = f"{aid} states: {text}"
-        hits = len({light_stem(w) for w in re.findall(r"[A-Za-z0-9]+", fact)} & wanted)
+        hits = query_words_in(fact, wanted)
         if hits == 0 and aid not in near_top:
             continue
         row = {"fact": fact, "relation": "states", "endpoints": [aid], "band": "statement",

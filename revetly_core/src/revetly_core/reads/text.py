@@ -15,6 +15,7 @@ PASSAGE_WORDS = 48
 """A passage is a window of this many words of the artifact's own prose."""
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9]+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 
 
@@ -120,6 +121,14 @@ def query_hits(tokens: list[str], wanted: set[str]) -> list[str | None]:
     held = {token: stem for token in set(tokens)
             if token[0].lower() in initials and (stem := light_stem(token)) in wanted}
     return list(map(held.get, tokens))
+
+
+def query_words_in(text: str, wanted: set[str]) -> int:
+    """How many distinct query words a text holds, its words light-stemmed (only those whose first
+    letter starts a query word can be one, as in `query_hits`)."""
+    initials = {stem[0] for stem in wanted}
+    return len({light_stem(w) for w in set(_PLAIN_WORD.findall(text)) if w[0].lower() in initials}
+               & wanted)
 
 
 def stem_keeps_initial(word: str) -> bool:
