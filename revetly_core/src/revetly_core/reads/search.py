@@ -375,7 +375,7 @@ def _rank(config: Config, store: Store, gathered: list[Gathered], query: str) ->
     superseded = store.superseded_among(ids)
     candidates = {
         g.hit.id: ranking.Candidate(
-            g.hit.id, g.hit.type, (id_key(g.hit.id) or _NO_KEY).family,
+            g.hit.id, g.hit.type, _family(g.hit.id),
             g.hit.source_updated_at or g.hit.created_at, g.hit.provenance,
             link_counts.get(g.hit.id, 0), g.hit.id in superseded)
         for g in gathered
@@ -427,11 +427,11 @@ def _newest_revisers(store: Store, ids: list[str]) -> dict[str, str]:
     return {item: note for item, (_, note) in best.items()}
 
 
-class _NoKey:
-    family = None
-
-
-_NO_KEY = _NoKey()
+@lru_cache(maxsize=65_536)
+def _family(artifact_id: str) -> str | None:
+    """The family of an id (None when it is not id-shaped), kept for the ids hits repeat."""
+    key = id_key(artifact_id)
+    return None if key is None else key.family
 
 
 def _method(g: Gathered, semantic_label: str = "") -> str:

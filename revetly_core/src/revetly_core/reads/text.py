@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Callable
 from functools import lru_cache
 from itertools import compress, islice, repeat
-from operator import is_not
+from operator import is_not, methodcaller
 
 from revetly_core.store.stopwords import STOPWORDS
 
@@ -117,18 +118,22 @@ def query_hits(tokens: list[str], wanted: set[str]) -> list[str | None]:
 
     Each distinct token is stemmed once, and only when its first letter starts a query word: a
     stem keeps the first letter of its word (`stem_keeps_initial`), so no other token can hit."""
-    initials = {stem[0] for stem in wanted}
-    held = {token: stem for token in set(tokens)
-            if token[0].lower() in initials and (stem := light_stem(token)) in wanted}
+    held = {token: stem for token in filter(_starts_a_word_of(wanted), set(tokens))
+            if (stem := light_stem(token)) in wanted}
     return list(map(held.get, tokens))
 
 
 def query_words_in(text: str, wanted: set[str]) -> int:
     """How many distinct query words a text holds, its words light-stemmed (only those whose first
     letter starts a query word can be one, as in `query_hits`)."""
-    initials = {stem[0] for stem in wanted}
-    return len({light_stem(w) for w in set(_PLAIN_WORD.findall(text)) if w[0].lower() in initials}
-               & wanted)
+    candidates = filter(_starts_a_word_of(wanted), set(_PLAIN_WORD.findall(text)))
+    return len({light_stem(w) for w in candidates} & wanted)
+
+
+def _starts_a_word_of(wanted: set[str]) -> Callable[[str], bool]:
+    """A test of whether a word starts with the first letter of one of the stems, in either case."""
+    initials = tuple(sorted({c for stem in wanted for c in (stem[:1], stem[:1].upper()) if c}))
+    return methodcaller("startswith", initials)
 
 
 def stem_keeps_initial(word: str) -> bool:
