@@ -121,6 +121,21 @@ def timed(call: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - t0, out
 
 
+def timed_both(call: Callable[[], Any]) -> tuple[float, float, Any]:
+    """Wall and CPU seconds of one call (CPU: this process's, less swayed by a shared machine)."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    out = call()
+    return time.perf_counter() - w0, time.process_time() - c0, out
+
+
+def use_snapshot(snapshot: str) -> None:
+    """Put the code snapshot first on sys.path and forget the revetly modules imported before it
+    (finding the generator's package imports revetly_core), so this process measures the copy."""
+    sys.path.insert(0, snapshot)
+    for name in [m for m in sys.modules if m.split(".")[0] in ("revetly_core", "revetly_cli")]:
+        del sys.modules[name]
+
+
 # ------------------------------------------------------------------------------ instances
 def cached_and_synced(size: int, gen: bench_pass.Generator, cache: Path) -> tuple[bool, str]:
     """Whether bench_pass.prepare_instance would reuse this size's instance and it holds a store.
@@ -199,21 +214,27 @@ def measure_search_side_by_side(engine: Any, raw_conn: Any, queries: list[str]) 
     for q in queries[:WARMUP_CALLS]:
         engine.search_context(q, limit=RAW_LIMIT)
         raw_fts5.search(raw_conn, q, RAW_LIMIT)
-    ours, raw, hits, raw_hits = [], [], [], []
+    ours, raw, ours_cpu, raw_cpu, hits, raw_hits = [], [], [], [], [], []
     for q in queries:
-        sec, payload = timed(partial(engine.search_context, q, limit=RAW_LIMIT))
+        sec, cpu, payload = timed_both(partial(engine.search_context, q, limit=RAW_LIMIT))
         ours.append(sec)
+        ours_cpu.append(cpu)
         hits.append(len(payload.get("artifacts", [])))
-        sec, paths = timed(partial(raw_fts5.search, raw_conn, q, RAW_LIMIT))
+        sec, cpu, paths = timed_both(partial(raw_fts5.search, raw_conn, q, RAW_LIMIT))
         raw.append(sec)
+        raw_cpu.append(cpu)
         raw_hits.append(len(paths))
     mine, base = latency_stats(ours), latency_stats(raw)
+    mine_cpu, base_cpu = latency_stats(ours_cpu), latency_stats(raw_cpu)
     return {
         "search_context": {**mine, "limit": RAW_LIMIT, "artifacts_served": hits,
-                           "queries_without_artifacts": sum(1 for h in hits if h == 0)},
-        "raw_fts5_search": {**base, "limit": RAW_LIMIT, "files_served": raw_hits},
+                           "queries_without_artifacts": sum(1 for h in hits if h == 0),
+                           "cpu": mine_cpu},
+        "raw_fts5_search": {**base, "limit": RAW_LIMIT, "files_served": raw_hits, "cpu": base_cpu},
         "search_ratio": {"p50": ratio(mine["p50_ms"], base["p50_ms"]),
-                         "p95": ratio(mine["p95_ms"], base["p95_ms"])},
+                         "p95": ratio(mine["p95_ms"], base["p95_ms"]),
+                         "cpu_p50": ratio(mine_cpu["p50_ms"], base_cpu["p50_ms"]),
+                         "cpu_p95": ratio(mine_cpu["p95_ms"], base_cpu["p95_ms"])},
     }
 
 
@@ -325,7 +346,8 @@ def summary_row(r: dict[str, Any]) -> str:
     engine = f"{str(code.get('repo_head', '?'))[:12]}{'+dirty' if code.get('repo_dirty') else ''}"
     return (f"| {r['measured_at']} | {engine} ({code['code_sha256']}) | {r['size']} | "
             f"{s['p50_ms']:.1f} / {s['p95_ms']:.1f} | {raw['p50_ms']:.1f} / {raw['p95_ms']:.1f} | "
-            f"{q['p50']}× / {q['p95']}× | {g['p50_ms']:.2f} / {g['p95_ms']:.2f} | "
+            f"{q['p50']}× / {q['p95']}× (CPU {q['cpu_p50']}× / {q['cpu_p95']}×) | "
+            f"{g['p50_ms']:.2f} / {g['p95_ms']:.2f} | "
             f"{b['p50_ms']:.1f} | {c['worst_median_s']:.3f} / {c['median_of_medians_s']:.3f} | "
             f"{bench_pass.fmt(r['load_before'])} | {verdict_text(r['targets'])} |")
 
@@ -366,8 +388,12 @@ def print_report(r: dict[str, Any]) -> None:
     print(f"[{size}]   worst {c['worst_median_s']:.3f} s, median of medians "
           f"{c['median_of_medians_s']:.3f} s, median of all runs {c['median_all_s']:.3f} s")
     s, g, q = r["search_context"], r["get_artifact"], r["search_ratio"]
+    raw_cpu = r["raw_fts5_search"]["cpu"]
     print(f"[{size}] search_context / raw FTS5 OR query, side by side: p50 {q['p50']}×, p95 {q['p95']}× "
-          f"(raw index: {r['raw_fts5']['files']} files built in {r['raw_fts5']['build_wall_s']:.2f} s)")
+          f"wall; CPU p50 {q['cpu_p50']}×, p95 {q['cpu_p95']}× (CPU ms ours "
+          f"{s['cpu']['p50_ms']:.2f} / {s['cpu']['p95_ms']:.2f}, raw {raw_cpu['p50_ms']:.2f}"
+          f" / {raw_cpu['p95_ms']:.2f}; raw index: {r['raw_fts5']['files']} files "
+          f"built in {r['raw_fts5']['build_wall_s']:.2f} s)")
     print(f"[{size}] search_context: {s['queries_without_artifacts']} of {s['n']} queries served no artifact")
     if g["mismatched"]:
         print(f"[{size}] WARNING: get_artifact served another artifact for {g['mismatched']}")
@@ -467,7 +493,7 @@ def main(argv: list[str] | None = None) -> int:
     args.code = None
     if not args.live_code:
         args.code = bench_pass.snapshot_code(args.cache_dir)
-        sys.path.insert(0, args.code["snapshot"])  # this process reads through the same code as the CLI
+        use_snapshot(args.code["snapshot"])  # this process reads through the same code as the CLI
         print(f"measuring a snapshot of the engine code: {args.code['snapshot']} "
               f"(HEAD {str(args.code.get('repo_head', '?'))[:12]}"
               f"{' + uncommitted changes' if args.code.get('repo_dirty') else ''})", flush=True)
