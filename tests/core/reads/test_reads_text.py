@@ -112,8 +112,16 @@ def test_query_hits_name_the_query_word_each_token_stems_to() -> None:
 
 
 @given(st.from_regex(r"[A-Za-z0-9]{1,12}(['’][A-Za-z]{1,4})?", fullmatch=True))
-def test_a_light_stem_keeps_the_first_letter_of_its_word(word: str) -> None:
-    assert text.stem_keeps_initial(word)
+def test_a_light_stem_keeps_the_first_two_letters_of_its_word(word: str) -> None:
+    assert text.stem_keeps_head(word)
+
+
+@given(st.lists(st.from_regex(r"[A-Za-z0-9]{1,9}(['’][A-Za-z]{1,3})?", fullmatch=True), max_size=30),
+       st.lists(st.from_regex(r"[A-Za-z0-9]{1,9}", fullmatch=True), min_size=1, max_size=4))
+def test_query_hits_find_what_stemming_every_token_finds(tokens: list[str], query: list[str]) -> None:
+    wanted = {text.light_stem(w) for w in query}
+    every = [stem if (stem := text.light_stem(t)) in wanted else None for t in tokens]
+    assert text.query_hits(tokens, wanted) == every
 
 
 def test_query_words_in_counts_distinct_stems_of_plain_words() -> None:

@@ -116,30 +116,33 @@ def best_passage(
 def query_hits(tokens: list[str], wanted: set[str]) -> list[str | None]:
     """Per token, its light stem when that is a query word, else None.
 
-    Each distinct token is stemmed once, and only when its first letter starts a query word: a
-    stem keeps the first letter of its word (`stem_keeps_initial`), so no other token can hit."""
-    held = {token: stem for token in filter(_starts_a_word_of(wanted), set(tokens))
+    Each distinct token is stemmed once, and only when it begins as a query word does: a stem
+    keeps its word's first two letters (`stem_keeps_head`), so no other token can hit."""
+    held = {token: stem for token in filter(_may_stem_to(wanted), set(tokens))
             if (stem := light_stem(token)) in wanted}
     return list(map(held.get, tokens))
 
 
 def query_words_in(text: str, wanted: set[str]) -> int:
-    """How many distinct query words a text holds, its words light-stemmed (only those whose first
-    letter starts a query word can be one, as in `query_hits`)."""
-    candidates = filter(_starts_a_word_of(wanted), set(_PLAIN_WORD.findall(text)))
+    """How many distinct query words a text holds, its words light-stemmed (only the words that
+    begin as a query word does can be one, as in `query_hits`)."""
+    candidates = filter(_may_stem_to(wanted), set(_PLAIN_WORD.findall(text)))
     return len({light_stem(w) for w in candidates} & wanted)
 
 
-def _starts_a_word_of(wanted: set[str]) -> Callable[[str], bool]:
-    """A test of whether a word starts with the first letter of one of the stems, in either case."""
-    initials = tuple(sorted({c for stem in wanted for c in (stem[:1], stem[:1].upper()) if c}))
-    return methodcaller("startswith", initials)
+def _may_stem_to(wanted: set[str]) -> Callable[[str], bool]:
+    """A test of whether a word begins as one of the stems does (its first two letters, in any
+    case; the first, for a one-letter stem): the only words whose light stem can be one of them."""
+    heads = {a + b for stem in wanted
+             for a in (stem[:1], stem[:1].upper()) for b in (stem[1:2], stem[1:2].upper())}
+    return methodcaller("startswith", tuple(sorted(h for h in heads if h)))
 
 
-def stem_keeps_initial(word: str) -> bool:
-    """True when the light stem of a word starts with the word's first letter, lower-cased
-    (Porter rewrites only endings; query_hits relies on it)."""
-    return light_stem(word)[:1] == word[:1].lower()
+def stem_keeps_head(word: str) -> bool:
+    """True when the light stem of a word keeps the word's first two letters, lower-cased (its
+    first, when the stem is one letter): Porter rewrites only endings past them."""
+    stem, head = light_stem(word), word.lower()
+    return stem[:2] == head[:2] if len(stem) >= 2 else stem == head[:1]
 
 
 def best_window(hits: list[str | None], window: int) -> tuple[int, set[str]]:
