@@ -118,7 +118,7 @@ def query_hits(tokens: list[str], wanted: set[str]) -> list[str | None]:
 
     Each distinct token is stemmed once, and only when it begins as a query word does: a stem
     keeps its word's first two letters (`stem_keeps_head`), so no other token can hit."""
-    held = {token: stem for token in filter(_may_stem_to(wanted), set(tokens))
+    held = {token: stem for token in filter(_may_stem_to(frozenset(wanted)), set(tokens))
             if (stem := light_stem(token)) in wanted}
     return list(map(held.get, tokens))
 
@@ -126,11 +126,12 @@ def query_hits(tokens: list[str], wanted: set[str]) -> list[str | None]:
 def query_words_in(text: str, wanted: set[str]) -> int:
     """How many distinct query words a text holds, its words light-stemmed (only the words that
     begin as a query word does can be one, as in `query_hits`)."""
-    candidates = filter(_may_stem_to(wanted), set(_PLAIN_WORD.findall(text)))
+    candidates = filter(_may_stem_to(frozenset(wanted)), set(_PLAIN_WORD.findall(text)))
     return len({light_stem(w) for w in candidates} & wanted)
 
 
-def _may_stem_to(wanted: set[str]) -> Callable[[str], bool]:
+@lru_cache(maxsize=256)
+def _may_stem_to(wanted: frozenset[str]) -> Callable[[str], bool]:
     """A test of whether a word begins as one of the stems does (its first two letters, in any
     case; the first, for a one-letter stem): the only words whose light stem can be one of them."""
     heads = {a + b for stem in wanted
