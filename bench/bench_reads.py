@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Benchmark of Revetly's read surface: search_context, get_artifact, list_backlog, CLI search.
 
+search_context is timed side by side with the raw FTS5 OR query (bench/raw_fts5.py) over the
+same instance files, built by this run, each query timed on both one after the other.
+
     python bench/bench_reads.py                            # size 10000
     python bench/bench_reads.py --sizes 10000,100000
     python bench/bench_reads.py --sizes 10000 --profile    # plus cProfile of 20 warm searches
@@ -35,6 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 import bench_pass  # the sibling script: instances, cache, code snapshot, profiles
+import raw_fts5  # the raw FTS5 baseline: build_index, search
 
 SCRIPT = Path(__file__).resolve()
 BENCH_DIR = SCRIPT.parent
@@ -50,19 +54,28 @@ CLI_RUNS = 7
 PROFILE_CALLS = 20
 
 # Limits per size (see bench/README.md): milliseconds in-process, seconds for the CLI process.
+RAW_INDEX_FILE = "raw-fts5-{size}.sqlite"
+"""The raw baseline's index, rebuilt in the cache directory by every run (never reused)."""
+RAW_LIMIT = 10
+
 TARGETS: dict[int, dict[str, float]] = {
-    10_000: {"search_p50_ms": 50.0, "get_artifact_p50_ms": 10.0, "cli_search_s": 0.4},
-    100_000: {"search_p50_ms": 250.0, "cli_search_s": 0.8},
+    10_000: {"search_p50_ms": 50.0, "search_p50_ratio": 3.0, "search_p95_ratio": 3.0,
+             "get_artifact_p50_ms": 10.0, "cli_search_s": 0.4},
+    100_000: {"search_p50_ms": 250.0, "search_p50_ratio": 3.0, "search_p95_ratio": 3.0,
+              "cli_search_s": 0.8},
 }
 TARGET_LABELS = {
     "search_p50_ms": "search_context p50 ms",
+    "search_p50_ratio": "search_context p50 / raw FTS5 OR query p50",
+    "search_p95_ratio": "search_context p95 / raw FTS5 OR query p95",
     "get_artifact_p50_ms": "get_artifact p50 ms",
     "cli_search_s": "revetly search --json s (worst per-query median)",
 }
 SUMMARY_HEADER = (
-    "| measured at | engine | size | search p50 / p95 ms | get_artifact p50 / p95 ms | "
-    "list_backlog p50 ms | CLI search s (worst / median query) | load | targets |\n"
-    "|---|---|---|---|---|---|---|---|---|"
+    "| measured at | engine | size | search p50 / p95 ms | raw FTS5 p50 / p95 ms | ratio p50 / p95 | "
+    "get_artifact p50 / p95 ms | list_backlog p50 ms | CLI search s (worst / median query) | load | "
+    "targets |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -106,6 +119,21 @@ def timed(call: Callable[[], Any]) -> tuple[float, Any]:
     t0 = time.perf_counter()
     out = call()
     return time.perf_counter() - t0, out
+
+
+def timed_both(call: Callable[[], Any]) -> tuple[float, float, Any]:
+    """Wall and CPU seconds of one call (CPU: this process's, less swayed by a shared machine)."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    out = call()
+    return time.perf_counter() - w0, time.process_time() - c0, out
+
+
+def use_snapshot(snapshot: str) -> None:
+    """Put the code snapshot first on sys.path and forget the revetly modules imported before it
+    (finding the generator's package imports revetly_core), so this process measures the copy."""
+    sys.path.insert(0, snapshot)
+    for name in [m for m in sys.modules if m.split(".")[0] in ("revetly_core", "revetly_cli")]:
+        del sys.modules[name]
 
 
 # ------------------------------------------------------------------------------ instances
@@ -161,18 +189,70 @@ def sample_ids(inst: Path, size: int) -> tuple[list[str], int]:
 
 
 # ------------------------------------------------------------------------------ measures
-def measure_in_process(engine: Any, queries: list[str], ids: list[str]) -> dict[str, Any]:
-    """Each read WARMUP_CALLS times untimed, then timed one call at a time on the same Engine."""
-    out: dict[str, Any] = {}
+def build_raw_index(inst: Path, size: int, cache: Path) -> tuple[Any, dict[str, Any]]:
+    """The raw FTS5 baseline over the instance's markdown files, built afresh on disk by this run."""
+    path = cache / RAW_INDEX_FILE.format(size=size)
+    for stale in (path, path.with_name(path.name + "-journal")):
+        stale.unlink(missing_ok=True)
+    print(f"[{size}] raw FTS5 baseline: indexing the instance's markdown into {path} ...", flush=True)
+    conn, stats = raw_fts5.build_index(inst, path)
+    print(f"[{size}]     {stats.files} files in {stats.wall_s:.2f} s", flush=True)
+    return conn, {"path": str(path), "files": stats.files, "build_wall_s": round(stats.wall_s, 3),
+                  "build_cpu_s": round(stats.cpu_s, 3)}
+
+
+def warm_page_cache(files: Sequence[Path]) -> dict[str, Any]:
+    """Read each file through once, so neither side of the side-by-side is timed against the
+    disk: the raw index was just written (its pages are cached), the store may not be."""
+    t0, total = time.perf_counter(), 0
+    for path in files:
+        with contextlib.suppress(OSError), path.open("rb") as fh:
+            while chunk := fh.read(1 << 20):
+                total += len(chunk)
+    return {"files": [str(f) for f in files], "bytes": total,
+            "seconds": round(time.perf_counter() - t0, 3)}
+
+
+def ratio(ours: float, raw: float) -> float | None:
+    """ours / raw, rounded; None when the raw time is zero."""
+    return round(ours / raw, 2) if raw > 0 else None
+
+
+def measure_search_side_by_side(engine: Any, raw_conn: Any, queries: list[str]) -> dict[str, Any]:
+    """search_context and the raw FTS5 OR query, each query timed on both back to back.
+
+    Interleaved so a swing of the shared machine's load falls on both sides alike; both warmed
+    by WARMUP_CALLS untimed calls first."""
     for q in queries[:WARMUP_CALLS]:
-        engine.search_context(q, limit=10)
-    times, hits = [], []
+        engine.search_context(q, limit=RAW_LIMIT)
+        raw_fts5.search(raw_conn, q, RAW_LIMIT)
+    ours, raw, ours_cpu, raw_cpu, hits, raw_hits = [], [], [], [], [], []
     for q in queries:
-        sec, payload = timed(partial(engine.search_context, q, limit=10))
-        times.append(sec)
+        sec, cpu, payload = timed_both(partial(engine.search_context, q, limit=RAW_LIMIT))
+        ours.append(sec)
+        ours_cpu.append(cpu)
         hits.append(len(payload.get("artifacts", [])))
-    out["search_context"] = {**latency_stats(times), "limit": 10, "artifacts_served": hits,
-                             "queries_without_artifacts": sum(1 for h in hits if h == 0)}
+        sec, cpu, paths = timed_both(partial(raw_fts5.search, raw_conn, q, RAW_LIMIT))
+        raw.append(sec)
+        raw_cpu.append(cpu)
+        raw_hits.append(len(paths))
+    mine, base = latency_stats(ours), latency_stats(raw)
+    mine_cpu, base_cpu = latency_stats(ours_cpu), latency_stats(raw_cpu)
+    return {
+        "search_context": {**mine, "limit": RAW_LIMIT, "artifacts_served": hits,
+                           "queries_without_artifacts": sum(1 for h in hits if h == 0),
+                           "cpu": mine_cpu},
+        "raw_fts5_search": {**base, "limit": RAW_LIMIT, "files_served": raw_hits, "cpu": base_cpu},
+        "search_ratio": {"p50": ratio(mine["p50_ms"], base["p50_ms"]),
+                         "p95": ratio(mine["p95_ms"], base["p95_ms"]),
+                         "cpu_p50": ratio(mine_cpu["p50_ms"], base_cpu["p50_ms"]),
+                         "cpu_p95": ratio(mine_cpu["p95_ms"], base_cpu["p95_ms"])},
+    }
+
+
+def measure_in_process(engine: Any, raw_conn: Any, queries: list[str], ids: list[str]) -> dict[str, Any]:
+    """Each read WARMUP_CALLS times untimed, then timed one call at a time on the same Engine."""
+    out: dict[str, Any] = measure_search_side_by_side(engine, raw_conn, queries)
 
     for aid in ids[:WARMUP_CALLS]:
         engine.get_artifact(aid)
@@ -254,26 +334,32 @@ def profile_searches(engine: Any, queries: list[str], size: int, results: Path) 
 def check_targets(size: int, result: dict[str, Any]) -> list[dict[str, Any]]:
     values = {
         "search_p50_ms": result["search_context"]["p50_ms"],
+        "search_p50_ratio": result["search_ratio"]["p50"],
+        "search_p95_ratio": result["search_ratio"]["p95"],
         "get_artifact_p50_ms": result["get_artifact"]["p50_ms"],
         "cli_search_s": result["cli_search"]["worst_median_s"],
     }
     return [{"target": key, "label": TARGET_LABELS[key], "limit": limit, "value": values[key],
-             "ok": values[key] <= limit} for key, limit in TARGETS.get(size, {}).items()]
+             "ok": values[key] is not None and values[key] <= limit}
+            for key, limit in TARGETS.get(size, {}).items()]
 
 
 def verdict_text(targets: list[dict[str, Any]]) -> str:
     if not targets:
         return "no targets"
-    return "; ".join(f"{t['target']} {'PASS' if t['ok'] else 'FAIL'} ({t['value']:g} ≤ {t['limit']:g})"
+    return "; ".join(f"{t['target']} {'PASS' if t['ok'] else 'FAIL'} ({t['value']} ≤ {t['limit']:g})"
                      for t in targets)
 
 
 def summary_row(r: dict[str, Any]) -> str:
     s, g, b, c = r["search_context"], r["get_artifact"], r["list_backlog"], r["cli_search"]
+    raw, q = r["raw_fts5_search"], r["search_ratio"]
     code = r["code"]
     engine = f"{str(code.get('repo_head', '?'))[:12]}{'+dirty' if code.get('repo_dirty') else ''}"
     return (f"| {r['measured_at']} | {engine} ({code['code_sha256']}) | {r['size']} | "
-            f"{s['p50_ms']:.1f} / {s['p95_ms']:.1f} | {g['p50_ms']:.2f} / {g['p95_ms']:.2f} | "
+            f"{s['p50_ms']:.1f} / {s['p95_ms']:.1f} | {raw['p50_ms']:.1f} / {raw['p95_ms']:.1f} | "
+            f"{q['p50']}× / {q['p95']}× (CPU {q['cpu_p50']}× / {q['cpu_p95']}×) | "
+            f"{g['p50_ms']:.2f} / {g['p95_ms']:.2f} | "
             f"{b['p50_ms']:.1f} | {c['worst_median_s']:.3f} / {c['median_of_medians_s']:.3f} | "
             f"{bench_pass.fmt(r['load_before'])} | {verdict_text(r['targets'])} |")
 
@@ -293,7 +379,9 @@ def print_report(r: dict[str, Any]) -> None:
     head = ["size", "measure", "n", "p50 ms", "p95 ms", "min ms", "max ms"]
     table = [[str(size), label, str(m["n"]), f"{m['p50_ms']:.2f}", f"{m['p95_ms']:.2f}",
               f"{m['min_ms']:.2f}", f"{m['max_ms']:.2f}"]
-             for key, label in (("search_context", "search_context"), ("get_artifact", "get_artifact"),
+             for key, label in (("search_context", "search_context"),
+                                ("raw_fts5_search", "raw FTS5 OR query (same queries)"),
+                                ("get_artifact", "get_artifact"),
                                 ("list_backlog", f"list_backlog first page ({BACKLOG_LIMIT})"))
              for m in (r[key],)]
     widths = [max(len(row[i]) for row in [head, *table]) for i in range(len(head))]
@@ -311,7 +399,13 @@ def print_report(r: dict[str, Any]) -> None:
               + ("" if q["matches_in_process"] else "  [served other artifacts than in-process]"))
     print(f"[{size}]   worst {c['worst_median_s']:.3f} s, median of medians "
           f"{c['median_of_medians_s']:.3f} s, median of all runs {c['median_all_s']:.3f} s")
-    s, g = r["search_context"], r["get_artifact"]
+    s, g, q = r["search_context"], r["get_artifact"], r["search_ratio"]
+    raw_cpu = r["raw_fts5_search"]["cpu"]
+    print(f"[{size}] search_context / raw FTS5 OR query, side by side: p50 {q['p50']}×, p95 {q['p95']}× "
+          f"wall; CPU p50 {q['cpu_p50']}×, p95 {q['cpu_p95']}× (CPU ms ours "
+          f"{s['cpu']['p50_ms']:.2f} / {s['cpu']['p95_ms']:.2f}, raw {raw_cpu['p50_ms']:.2f}"
+          f" / {raw_cpu['p95_ms']:.2f}; raw index: {r['raw_fts5']['files']} files "
+          f"built in {r['raw_fts5']['build_wall_s']:.2f} s)")
     print(f"[{size}] search_context: {s['queries_without_artifacts']} of {s['n']} queries served no artifact")
     if g["mismatched"]:
         print(f"[{size}] WARNING: get_artifact served another artifact for {g['mismatched']}")
@@ -319,7 +413,7 @@ def print_report(r: dict[str, Any]) -> None:
           f"{bench_pass.fmt(r['load_after'])} ({r['env']['cpus']} CPUs); "
           f"revetly_core from {r['revetly_core']}")
     for t in r["targets"]:
-        print(f"[{size}] target {t['label']}: {t['value']:g} ≤ {t['limit']:g} -> "
+        print(f"[{size}] target {t['label']}: {t['value']} ≤ {t['limit']:g} -> "
               f"{'PASS' if t['ok'] else 'FAIL'}")
 
 
@@ -333,11 +427,18 @@ def bench_size(size: int, args: argparse.Namespace, gen: bench_pass.Generator,
     from revetly_core import Engine
 
     ids, id_pool = sample_ids(inst, size)
+    raw_conn, raw_info = build_raw_index(inst, size, args.cache_dir)
+    index_dir = inst / ".revetly" / "index"
+    warmed = warm_page_cache([inst / ".revetly" / "context.db", *sorted(index_dir.glob("keyword.sqlite*")),
+                              Path(raw_info["path"])])
+    print(f"[{size}] page cache warmed: {warmed['bytes'] / 2**20:.0f} MiB of the store, the keyword "
+          f"index and the raw index read in {warmed['seconds']:.1f} s", flush=True)
     load_before = load_avg()
     engine = Engine.open(inst)
-    print(f"[{size}] in-process reads: {len(queries)} searches, {len(ids)} get_artifact, "
-          f"{BACKLOG_RUNS} list_backlog ...", flush=True)
-    reads = measure_in_process(engine, queries, ids)
+    print(f"[{size}] in-process reads: {len(queries)} searches side by side with the raw FTS5 query, "
+          f"{len(ids)} get_artifact, {BACKLOG_RUNS} list_backlog ...", flush=True)
+    reads = measure_in_process(engine, raw_conn, queries, ids)
+    raw_conn.close()
     expected = {q: [a["artifact_id"] for a in engine.search_context(q, limit=10).get("artifacts", [])]
                 for q in queries[:CLI_QUERIES]}
     print(f"[{size}] CLI: revetly search --json, {CLI_QUERIES} queries x {CLI_RUNS} runs ...", flush=True)
@@ -351,6 +452,8 @@ def bench_size(size: int, args: argparse.Namespace, gen: bench_pass.Generator,
         "instance": {"path": str(inst), "head": meta["head"], "files": meta.get("files"),
                      "gen": meta.get("gen"), "live_story_decision_ids": id_pool},
         "sync": sync_run,
+        "raw_fts5": raw_info,
+        "page_cache_warmed": warmed,
         "queries": queries,
         **reads,
         "cli_search": cli,
@@ -408,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
     args.code = None
     if not args.live_code:
         args.code = bench_pass.snapshot_code(args.cache_dir)
-        sys.path.insert(0, args.code["snapshot"])  # this process reads through the same code as the CLI
+        use_snapshot(args.code["snapshot"])  # this process reads through the same code as the CLI
         print(f"measuring a snapshot of the engine code: {args.code['snapshot']} "
               f"(HEAD {str(args.code.get('repo_head', '?'))[:12]}"
               f"{' + uncommitted changes' if args.code.get('repo_dirty') else ''})", flush=True)

@@ -40,6 +40,7 @@ from revetly_core.instance.layout import InstancePaths, locate_instance
 from revetly_core.instance.scaffold import scaffold_instance
 from revetly_core.store.db import Store
 from revetly_core.store.graph import GraphCache
+from revetly_core.store.kept import KeptReaders
 from revetly_core.store.keyword import KeywordIndex
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ class Engine:
         self.index = KeywordIndex(self.paths.index, config.index.backend)
         self._write_context: WriteContext | None = None
         self._path_cache: PathHistoryCache | None = None
+        self._search_stores = KeptReaders(self.paths.db)
 
     @classmethod
     def open(cls, instance: str | Path | None = None) -> Engine:
@@ -151,10 +153,10 @@ class Engine:
         """Keyword search over every artifact: artifacts, passages and facts, ranked and fitted."""
         from revetly_core.reads.search import search_context
 
-        with self._store() as store:
-            return search_context(self.config, store, self.index, query,
-                                  limit=limit, project=project, deleted=deleted,
-                                  inferred=inferred)
+        store = self._search_stores.get()  # kept open per thread: a search's page cache stays warm
+        return search_context(self.config, store, self.index, query,
+                              limit=limit, project=project, deleted=deleted,
+                              inferred=inferred)
 
     def get_artifact(
         self,

@@ -89,3 +89,53 @@ def test_record_fields_heading_a_body_are_left_out_of_its_summary() -> None:
     assert summary("Use it", body) == "Use it — Words here."
     assert without_lead_fields("**Status:** Done\n\nThe body.") == "The body."
     assert without_lead_fields("Plain body.\nStatus: later") == "Plain body.\nStatus: later"
+
+
+@given(st.lists(st.sampled_from([None, "tax", "due", "csv"]), max_size=80),
+       st.integers(min_value=1, max_value=10))
+def test_the_best_window_is_the_earliest_holding_most_distinct_hits(
+    hits: list[str | None], window: int
+) -> None:
+    start, found = text.best_window(hits, window)
+    starts = range(max(1, len(hits) - window + 1))
+    counted = [{h for h in hits[s : s + window] if h is not None} for s in starts]
+    most = max(len(c) for c in counted)
+    assert len(found) == most
+    assert start == min(s for s in starts if len(counted[s]) == most)
+    assert found == counted[start]
+
+
+def test_query_hits_name_the_query_word_each_token_stems_to() -> None:
+    tokens = ["Invoices", "are", "exported", "invoice", "Tax"]
+    assert text.query_hits(tokens, {"invoic", "export"}) == [
+        "invoic", None, "export", "invoic", None]
+
+
+@given(st.from_regex(r"[A-Za-z0-9]{1,12}(['’][A-Za-z]{1,4})?", fullmatch=True))
+def test_a_light_stem_keeps_the_first_two_letters_of_its_word(word: str) -> None:
+    assert text.stem_keeps_head(word)
+
+
+@given(st.lists(st.from_regex(r"[A-Za-z0-9]{1,9}(['’][A-Za-z]{1,3})?", fullmatch=True), max_size=30),
+       st.lists(st.from_regex(r"[A-Za-z0-9]{1,9}", fullmatch=True), min_size=1, max_size=4))
+def test_query_hits_find_what_stemming_every_token_finds(tokens: list[str], query: list[str]) -> None:
+    wanted = {text.light_stem(w) for w in query}
+    every = [stem if (stem := text.light_stem(t)) in wanted else None for t in tokens]
+    assert text.query_hits(tokens, wanted) == every
+
+
+def test_query_words_in_counts_distinct_stems_of_plain_words() -> None:
+    wanted = set(text.query_words("export invoices tax"))
+    assert text.query_words_in("STORY-1 (Invoice exports) delivers invoices", wanted) == 2
+    assert text.query_words_in("nothing here", wanted) == 0
+
+
+@given(st.lists(st.sampled_from(["Invoice", "exports", "tax", "taxes", "due", "x1", "STORY-1"]),
+                max_size=20))
+def test_query_words_in_counts_what_stemming_every_word_counts(words: list[str]) -> None:
+    import re
+
+    wanted = set(text.query_words("export invoices tax"))
+    phrase = " ".join(words)
+    every = {text.light_stem(w) for w in re.findall(r"[A-Za-z0-9]+", phrase)}
+    assert text.query_words_in(phrase, wanted) == len(every & wanted)

@@ -10,7 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from revetly_core.model import Artifact
 from revetly_core.store.keyword import KeywordIndex, analyze, bm25_idf, indexed_text
-from revetly_core.store.keyword_fts5 import DB_FILE, match_expression, quoted
+from revetly_core.store.keyword_fts5 import (
+    DB_FILE,
+    Fts5Searcher,
+    match_expression,
+    quoted,
+    through_ties,
+)
 from revetly_core.store.keyword_whoosh import analyzer as whoosh_analyzer
 
 
@@ -108,3 +114,46 @@ def test_ties_are_broken_by_id(tmp_path: Path) -> None:
     ix.rebuild(twins, 2, revision=1)
     with ix.searcher() as s:
         assert [i for i, _ in s.search([[["twin"]]], 10)] == ["STORY-0001", "STORY-0002"]
+
+
+@given(st.lists(st.integers(min_value=0, max_value=6), max_size=40), st.integers(0, 12))
+def test_the_rows_through_ties_hold_the_first_limit_by_rank_then_any_key(
+    ranks: list[int], limit: int
+) -> None:
+    ranked = sorted(enumerate(float(r) for r in ranks), key=lambda row: row[1])
+    top = through_ties(ranked, limit)
+    assert top == ranked[: len(top)]
+    # whatever key breaks the ties afterwards, the first `limit` are among the rows kept
+    for key in (lambda row: row[0], lambda row: -row[0]):
+        expected = sorted(ranked, key=lambda row: (row[1], key(row)))[:limit]
+        assert sorted(top, key=lambda row: (row[1], key(row)))[:limit] == expected
+
+
+def test_a_cut_through_tied_rows_keeps_the_lowest_ids(tmp_path: Path) -> None:
+    ix = KeywordIndex(tmp_path / "index")
+    twins = [art(f"STORY-{n:04d}", "Twin rows") for n in (5, 3, 9, 1, 7)]
+    ix.rebuild([art("STORY-0010", "Twin twin rows"), *twins], 6, revision=1)
+    with ix.searcher() as s:
+        assert [i for i, _ in s.search([[["twin"]]], 3)] == ["STORY-0010", "STORY-0001",
+                                                            "STORY-0003"]
+
+
+@given(st.lists(st.sampled_from(["card", "payment", "invoice", "retry", "export"]),
+                min_size=1, max_size=4),
+       st.integers(min_value=1, max_value=8))
+@settings(max_examples=40, deadline=None)
+def test_the_ranked_query_answers_what_the_joined_query_answers(
+    tmp_path_factory: pytest.TempPathFactory, words: list[str], limit: int
+) -> None:
+    ix = KeywordIndex(tmp_path_factory.mktemp("ix") / "index")
+    bodies = ["card payment", "payment", "invoice export", "retry card", "export", "card",
+              "payment retry card", "invoice", "card payment", "retry"]
+    docs = [art(f"STORY-{n:04d}", "Row", body) for n, body in zip((7, 2, 9, 4, 1, 8, 3, 6, 5, 10),
+                                                                  bodies, strict=True)]
+    ix.rebuild(docs, len(docs), revision=1)
+    with ix.searcher() as s:
+        assert isinstance(s, Fts5Searcher)
+        for every in (True, False):
+            expression = match_expression([[analyze(w)] for w in words], every=every)
+            assert s._query_table("terms", expression, limit) == \
+                s._query_table_joined("terms", expression, limit)

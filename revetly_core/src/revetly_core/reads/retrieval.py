@@ -113,9 +113,10 @@ def criteria_note_first(
         a = rows[mover]
         if a.artifact_type in ("epic", "feature", "story", "task", "bug", "commit"):
             continue
-        if not speaks_of_criteria(a.body):
+        named = names.get(mover, set()) & gathered
+        if not named or not speaks_of_criteria(a.body):  # the cheap test first
             continue
-        for anchor in sorted(names.get(mover, set()) & gathered):
+        for anchor in sorted(named):
             b = rows[anchor]
             if b.artifact_type not in ("epic", "feature", "story", "task", "bug"):
                 continue

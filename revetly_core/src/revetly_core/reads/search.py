@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 from revetly_core.answers.common import Absent
 from revetly_core.answers.search import Fact, LinkEntry, Passage, SearchAnswer, SearchArtifact
@@ -15,10 +16,11 @@ from revetly_core.reads import ranking, retrieval, semantic
 from revetly_core.reads.budget import Cut, fit, read_budget
 from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
 from revetly_core.reads.marks import row_marks
-from revetly_core.reads.text import best_passage, light_stem, query_words, summary
+from revetly_core.reads.text import best_passage, query_words, query_words_in, summary
 from revetly_core.refusal import Refusal
 from revetly_core.store.keyword import Alternatives
 from revetly_core.store.protocols import KeywordIndex, KeywordSearcher, Store
+from revetly_core.store.queries_search import HitRow, NeighbourLink
 from revetly_core.store.stopwords import STOPWORDS
 
 MAX_QUERY_CHARS = 2_000
@@ -129,17 +131,21 @@ def _feedback_leg(
 
 @dataclass
 class Gathered:
-    artifact: Artifact
+    """A fused hit the project reaches: what ranks it (the whole artifact is read only if served)."""
+
+    hit: HitRow
     fused: float
     legs: frozenset[int]
     score: float = 0.0
 
 
-def _links_map(store: Store, artifact_id: str, served: set[str], deleted: str | None) -> dict[str, LinkEntry]:
+def _links_map(
+    links: list[NeighbourLink], artifact_id: str, served: set[str], deleted: str | None
+) -> dict[str, LinkEntry]:
     """cites / cited_by / references / referenced_by / mentions / mentioned_by, ≤ 3 ids each."""
     far: dict[str, set[str]] = {}
     gone: set[str] = set()
-    for src, dst, relation, far_deleted in store.neighbour_links(artifact_id):
+    for src, dst, relation, far_deleted in links:
         if far_deleted and deleted != "include":
             continue
         out_key, in_key = LINK_KEYS[relation]
@@ -166,9 +172,9 @@ def _links_map(store: Store, artifact_id: str, served: set[str], deleted: str | 
 def _declared_link_counts(store: Store, ids: list[str]) -> dict[str, int]:
     """id -> the live declared links that count for it (`ranking.counts_toward`)."""
     counts: dict[str, int] = dict.fromkeys(ids, 0)
-    for src, dst, relation in store.declared_links_into(ids):
-        if dst != src and ranking.counts_toward(relation):
-            counts[dst] += 1
+    for dst, relation, count in store.declared_link_tally(ids):
+        if ranking.counts_toward(relation):
+            counts[dst] += count
     return counts
 
 
@@ -204,7 +210,7 @@ def _facts(
     wanted = set(words)
     for src, dst, relation, stitle, dtitle in store.declared_facts(order):
         text = f"{src} ({stitle or titles.get(src, '?')}) {FACT_RELATIONS[relation]} {dst} ({dtitle or '?'})"
-        hits = len({light_stem(w) for w in re.findall(r"[A-Za-z0-9]+", text)} & wanted)
+        hits = query_words_in(text, wanted)
         touches_top = src in near_top or dst in near_top
         if hits == 0 and not touches_top:
             continue
@@ -213,7 +219,7 @@ def _facts(
         candidates.append((0, -hits, rel_order.index(relation), text, row))
     for _sid, aid, text, stated_at in store.statements_of(order):
         fact = f"{aid} states: {text}"
-        hits = len({light_stem(w) for w in re.findall(r"[A-Za-z0-9]+", fact)} & wanted)
+        hits = query_words_in(fact, wanted)
         if hits == 0 and aid not in near_top:
             continue
         row = {"fact": fact, "relation": "states", "endpoints": [aid], "band": "statement",
@@ -269,26 +275,29 @@ def search_context(
     label = semantic.semantic_method(config) if meaning else ""
     gathered, withheld = _gather(store, fused, scope, deleted)
     order = _rank(config, store, gathered, text)
-    rows = {g.artifact.id: g for g in gathered}
+    rows = {g.hit.id: g for g in gathered}
     if retrieval.PULL_REVISING:
         for note, _item in retrieval.pull_revising(
             order, _newest_revisers(store, order[: retrieval.PULL_REVISING_TOP])
         ):
-            pulled = store.get(note)
+            pulled = store.hit_rows([note]).get(note)
             if pulled is None or pulled.project not in scope.reach:
                 order.remove(note)
                 continue
             rows[note] = Gathered(pulled, 0.0, frozenset({PULLED_LEG}))
-    served = order[:limit]
+    whole = store.held_artifacts(order[:limit])
+    served = [i for i in order[:limit] if i in whole]  # (a row a concurrent pass removed: gone)
     served_set = set(served)
-    artifacts = [_artifact_row(store, rows[i], served_set, deleted, scope, label) for i in served]
+    links = store.neighbour_links_of(served)
+    artifacts = [_artifact_row(store, whole[i], rows[i], links[i], served_set, deleted, scope, label)
+                 for i in served]
     passages: list[Passage] = []
     for i in served:
-        found = best_passage(rows[i].artifact.body, words)
+        found = best_passage(whole[i].body, words)
         if found is not None:
             passages.append({"artifact_id": i, "text": found[0], "words": found[1],
                              "method": _method(rows[i], label)})
-    titles = {i: rows[i].artifact.title for i in served}
+    titles = {i: whole[i].title for i in served}
     facts, declared_count, not_near = _facts(store, served, titles, words, limit)
     payload: SearchAnswer = {
         "query": text,
@@ -329,11 +338,12 @@ def _gather(
     out: list[Gathered] = []
     withheld: list[str] = []
     reach = set(scope.reach)
+    held = store.hit_rows(list(fused))
     for artifact_id in sorted(fused):
-        a = store.get(artifact_id)
+        a = held.get(artifact_id)
         if a is None or a.project not in reach:
             continue
-        if a.metadata.get("withheld"):
+        if a.withheld:
             withheld.append(a.id)
             continue
         if deleted is None and a.deleted:
@@ -353,37 +363,47 @@ def _rank(config: Config, store: Store, gathered: list[Gathered], query: str) ->
         return []
     weights = ranking.weights(config.ranking)
     backlog_families = {f for f, t in config.ids.families.items() if t in WORK_ITEM_TYPES}
-    resolver = IdResolver(g.artifact.id for g in gathered)
-    finder = IdFinder(config.ids.families, aliases=config.id_aliases,
-                      dotted=config.dotted_families)
+    finder = _id_finder(tuple(config.ids.families), tuple(config.id_aliases.items()),
+                        tuple(config.dotted_families))
+    named = finder.keys(query)
+    resolver = IdResolver(g.hit.id for g in gathered) if named else None
     query_ids = {
-        held for held in (resolver.resolve(k) for k in finder.keys(query)) if held is not None
-    }
-    ids = [g.artifact.id for g in gathered]
+        held for held in (resolver.resolve(k) for k in named) if held is not None
+    } if resolver is not None else set()
+    ids = [g.hit.id for g in gathered]
     link_counts = _declared_link_counts(store, ids)
     superseded = store.superseded_among(ids)
     candidates = {
-        g.artifact.id: ranking.Candidate(
-            g.artifact.id, g.artifact.type, (id_key(g.artifact.id) or _NO_KEY).family,
-            g.artifact.source_updated_at or g.artifact.created_at, g.artifact.provenance,
-            link_counts.get(g.artifact.id, 0), g.artifact.id in superseded)
+        g.hit.id: ranking.Candidate(
+            g.hit.id, g.hit.type, _family(g.hit.id),
+            g.hit.source_updated_at or g.hit.created_at, g.hit.provenance,
+            link_counts.get(g.hit.id, 0), g.hit.id in superseded)
         for g in gathered
     }
     freshest = ranking.freshest_date(list(candidates.values()))
     for g in gathered:
-        g.score = ranking.weigh(candidates[g.artifact.id], g.fused, w=weights, query_ids=query_ids,
+        g.score = ranking.weigh(candidates[g.hit.id], g.fused, w=weights, query_ids=query_ids,
                                 backlog_families=backlog_families, freshest=freshest)
-    order = [g.artifact.id for g in sorted(gathered, key=lambda g: (-g.score, g.artifact.id))]
+    order = [g.hit.id for g in sorted(gathered, key=lambda g: (-g.score, g.hit.id))]
+    names = _stated_names(store, order)
+    bodies = store.bodies_of(sorted(names))  # the reorder rules read the body of a naming row only
     rows = {
-        g.artifact.id: retrieval.Row(g.artifact.id, g.artifact.type,
-                                     g.artifact.created_at or "", g.artifact.body)
+        g.hit.id: retrieval.Row(g.hit.id, g.hit.type, g.hit.created_at or "",
+                                bodies.get(g.hit.id, ""))
         for g in gathered
     }
-    names = _stated_names(store, order)
     retrieval.newer_decision_first(order, rows, names)
     retrieval.criteria_note_first(order, rows, names, retrieval.REORDER_REACH)
     retrieval.revising_note_first(order, rows, _revising(store, order), retrieval.REORDER_REACH)
     return order
+
+
+@lru_cache(maxsize=16)
+def _id_finder(
+    families: tuple[str, ...], aliases: tuple[tuple[str, str], ...], dotted: tuple[str, ...]
+) -> IdFinder:
+    """The id finder of one configuration's families, made once (its pattern is compiled once)."""
+    return IdFinder(families, aliases=dict(aliases), dotted=dotted)
 
 
 def _revising(store: Store, ids: list[str]) -> dict[str, set[str]]:
@@ -407,11 +427,11 @@ def _newest_revisers(store: Store, ids: list[str]) -> dict[str, str]:
     return {item: note for item, (_, note) in best.items()}
 
 
-class _NoKey:
-    family = None
-
-
-_NO_KEY = _NoKey()
+@lru_cache(maxsize=65_536)
+def _family(artifact_id: str) -> str | None:
+    """The family of an id (None when it is not id-shaped), kept for the ids hits repeat."""
+    key = id_key(artifact_id)
+    return None if key is None else key.family
 
 
 def _method(g: Gathered, semantic_label: str = "") -> str:
@@ -425,10 +445,9 @@ def _method(g: Gathered, semantic_label: str = "") -> str:
 
 
 def _artifact_row(
-    store: Store, g: Gathered, served: set[str], deleted: str | None, scope: ProjectScope,
-    semantic_label: str = "",
+    store: Store, a: Artifact, g: Gathered, links: list[NeighbourLink], served: set[str],
+    deleted: str | None, scope: ProjectScope, semantic_label: str = "",
 ) -> SearchArtifact:
-    a = g.artifact
     row: SearchArtifact = {
         "artifact_id": a.id,
         "title": a.title,
@@ -438,7 +457,7 @@ def _artifact_row(
         "summary": summary(a.title, a.body),
         "source_updated_at": a.source_updated_at,
         "method": _method(g, semantic_label),
-        "links": _links_map(store, a.id, served, deleted),
+        "links": _links_map(links, a.id, served, deleted),
     }
     if scope.multi:
         row["project"] = a.project

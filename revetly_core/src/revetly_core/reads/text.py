@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections.abc import Callable
 from functools import lru_cache
+from itertools import compress, islice, repeat
+from operator import is_not, methodcaller
 
 from revetly_core.store.stopwords import STOPWORDS
 
@@ -12,6 +16,7 @@ PASSAGE_WORDS = 48
 """A passage is a window of this many words of the artifact's own prose."""
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9]+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 
 
@@ -87,35 +92,75 @@ def best_passage(
     body: str, words: list[str], window: int = PASSAGE_WORDS
 ) -> tuple[str, list[str]] | None:
     """The window of the prose holding the most distinct query words (earliest on a tie)."""
+    if not words:
+        return None
     text = prose(body)
-    spans = [(m.start(), m.end(), light_stem(m.group(0))) for m in _WORD.finditer(text)]
-    if not spans or not words:
+    hits = query_hits(_WORD.findall(text), set(words))
+    if not hits:
         return None
-    wanted = set(words)
-    hits = [stem if stem in wanted else None for _, _, stem in spans]
-    counts: dict[str, int] = {}
-    for stem in hits[:window]:  # the first window, then slide it one word at a time
-        if stem is not None:
-            counts[stem] = counts.get(stem, 0) + 1
-    best_start, best_hits, best_found = 0, len(counts), set(counts)
-    for start in range(1, max(1, len(spans) - window + 1)):
-        leaving, entering = hits[start - 1], hits[start + window - 1]
-        if leaving is not None:
-            counts[leaving] -= 1
-            if counts[leaving] == 0:
-                del counts[leaving]
-        if entering is not None:
-            counts[entering] = counts.get(entering, 0) + 1
-        if len(counts) > best_hits:
-            best_start, best_hits, best_found = start, len(counts), set(counts)
-    if best_hits == 0:
+    best_start, best_found = best_window(hits, window)
+    if not best_found:
         return None
-    last = min(best_start + window, len(spans)) - 1
-    start_char = spans[best_start][0]
-    end_char = spans[last][1]
-    passage = text[start_char:end_char]
+    last = min(best_start + window, len(hits)) - 1
+    tokens = _WORD.finditer(text)
+    first_token = next(islice(tokens, best_start, None))
+    last_token = first_token if last == best_start else next(islice(tokens, last - best_start - 1, None))
+    passage = text[first_token.start():last_token.end()]
     if best_start > 0:
         passage = "…" + passage
-    if last < len(spans) - 1:
+    if last < len(hits) - 1:
         passage += "…"
     return passage, sorted(best_found)
+
+
+def query_hits(tokens: list[str], wanted: set[str]) -> list[str | None]:
+    """Per token, its light stem when that is a query word, else None.
+
+    Each distinct token is stemmed once, and only when it begins as a query word does: a stem
+    keeps its word's first two letters (`stem_keeps_head`), so no other token can hit."""
+    held = {token: stem for token in filter(_may_stem_to(frozenset(wanted)), set(tokens))
+            if (stem := light_stem(token)) in wanted}
+    return list(map(held.get, tokens))
+
+
+def query_words_in(text: str, wanted: set[str]) -> int:
+    """How many distinct query words a text holds, its words light-stemmed (only the words that
+    begin as a query word does can be one, as in `query_hits`)."""
+    candidates = filter(_may_stem_to(frozenset(wanted)), set(_PLAIN_WORD.findall(text)))
+    return len({light_stem(w) for w in candidates} & wanted)
+
+
+@lru_cache(maxsize=256)
+def _may_stem_to(wanted: frozenset[str]) -> Callable[[str], bool]:
+    """A test of whether a word begins as one of the stems does (its first two letters, in any
+    case; the first, for a one-letter stem): the only words whose light stem can be one of them."""
+    heads = {a + b for stem in wanted
+             for a in (stem[:1], stem[:1].upper()) for b in (stem[1:2], stem[1:2].upper())}
+    return methodcaller("startswith", tuple(sorted(h for h in heads if h)))
+
+
+def stem_keeps_head(word: str) -> bool:
+    """True when the light stem of a word keeps the word's first two letters, lower-cased (its
+    first, when the stem is one letter): Porter rewrites only endings past them."""
+    stem, head = light_stem(word), word.lower()
+    return stem[:2] == head[:2] if len(stem) >= 2 else stem == head[:1]
+
+
+def best_window(hits: list[str | None], window: int) -> tuple[int, set[str]]:
+    """The earliest start of the window of `window` tokens holding the most distinct hits, and them.
+
+    Only the first window and those a hit enters at their last token can be the earliest best
+    (any other window holds no more than the one a token before it), so only those are counted."""
+    positions = list(compress(range(len(hits)), map(is_not, hits, repeat(None))))
+    best_start = 0
+    best_found = {hits[i] for i in positions[: bisect_left(positions, window)]}
+    last_start = max(0, len(hits) - window)
+    for entering in positions:
+        start = entering - window + 1
+        if start < 1 or start > last_start:
+            continue
+        inside = positions[bisect_left(positions, start): bisect_left(positions, entering + 1)]
+        found = {hits[i] for i in inside}
+        if len(found) > len(best_found):
+            best_start, best_found = start, found
+    return best_start, {stem for stem in best_found if stem is not None}

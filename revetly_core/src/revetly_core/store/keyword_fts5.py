@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from revetly_core.model import Artifact
+from revetly_core.store.batches import ID_BATCH
 from revetly_core.store.keyword import (
     POPULATIONS,
     REVISION_FILE,
@@ -185,8 +186,44 @@ class Fts5Searcher(KeywordSearcher):
         return merged((self._query_table(TABLES[p][0], expression, limit) for p in asked), limit)
 
     def _query_table(self, table: str, expression: str, limit: int) -> list[tuple[str, float]]:
+        """The best `limit` documents by BM25, ties by id: ranked without the id table, then
+        only the rows that can make the cut are named (the join of every match is the cost)."""
+        ranked = self._conn.execute(
+            f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? ORDER BY 2",
+            (expression,),
+        )
+        top = through_ties(ranked, limit)
+        ids = self._ids_of([rowid for rowid, _ in top])
+        if len(ids) < len(top):  # a row without its id (never written so): the joined query
+            return self._query_table_joined(table, expression, limit)
+        named = sorted((rank, ids[rowid]) for rowid, rank in top)
+        return [(i, -float(r)) for r, i in named[:limit]]
+
+    def _ids_of(self, rowids: list[int]) -> dict[int, str]:
+        """rowid -> document id, for the rowids the docs table holds."""
+        out: dict[int, str] = {}
+        for start in range(0, len(rowids), ID_BATCH):
+            part = rowids[start:start + ID_BATCH]
+            out.update((int(r), str(i)) for r, i in self._conn.execute(
+                f"SELECT rowid, id FROM docs WHERE rowid IN ({','.join('?' * len(part))})", part))
+        return out
+
+    def _query_table_joined(self, table: str, expression: str, limit: int) -> list[tuple[str, float]]:
         rows = self._conn.execute(
             f"SELECT d.id, bm25({table}) AS rank FROM {table} JOIN docs d ON d.rowid = {table}.rowid "
             f"WHERE {table} MATCH ? ORDER BY rank, d.id LIMIT ?", (expression, limit),
         ).fetchall()
         return [(str(i), -float(r)) for i, r in rows]
+
+
+def through_ties(ranked: Iterable[tuple[int, float]], limit: int) -> list[tuple[int, float]]:
+    """The first `limit` rows of a best-first ranking and every row tied with the last of them,
+    so that breaking ties by another key afterwards still finds the same first `limit`."""
+    top: list[tuple[int, float]] = []
+    if limit <= 0:
+        return top
+    for row in ranked:
+        if len(top) >= limit and row[1] != top[limit - 1][1]:
+            break
+        top.append(row)
+    return top

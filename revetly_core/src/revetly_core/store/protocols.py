@@ -22,7 +22,8 @@ from revetly_core.store.queries_pass import LinkKey
 from revetly_core.store.queries_scope import DatedRow, DeliveryRow, HistoryChange, ItemRow
 from revetly_core.store.queries_search import (
     FactLink,
-    LinkEnds,
+    HitRow,
+    LinkTally,
     NeighbourLink,
     RetiredLink,
     Reviser,
@@ -43,12 +44,20 @@ class Row(Protocol):
 class SearchReads(Protocol):
     """The links and statements search_context reads around its hits."""
 
-    def neighbour_links(self, artifact_id: str) -> list[NeighbourLink]:
-        """Live cites / references / mentions links into or out of one artifact."""
+    def hit_rows(self, ids: list[str]) -> dict[str, HitRow]:
+        """id -> its HitRow, for those of ids the store holds (one query per batch)."""
         ...
 
-    def declared_links_into(self, ids: list[str]) -> list[LinkEnds]:
-        """Live declared links whose far end is one of ids."""
+    def bodies_of(self, ids: list[str]) -> dict[str, str]:
+        """id -> its body, for those of ids the store holds."""
+        ...
+
+    def neighbour_links_of(self, ids: list[str]) -> dict[str, list[NeighbourLink]]:
+        """id -> the live cites / references / mentions links into or out of it, for each of ids."""
+        ...
+
+    def declared_link_tally(self, ids: list[str]) -> list[LinkTally]:
+        """Per (dst, relation): the live declared links from another artifact into one of ids."""
         ...
 
     def stated_names_from(self, ids: list[str]) -> list[tuple[str, str]]:

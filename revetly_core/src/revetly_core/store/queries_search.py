@@ -20,12 +20,26 @@ class NeighbourLink(NamedTuple):
     far_deleted: bool
 
 
-class LinkEnds(NamedTuple):
-    """A link's two ends and its relation."""
+class HitRow(NamedTuple):
+    """What search weighs a hit on before it serves it: the few columns of one artifact the
+    gathering, the signals and the reorder rules read (no body, no JSON columns)."""
 
-    src: str
+    id: str
+    project: str
+    type: str
+    created_at: str | None
+    source_updated_at: str | None
+    provenance: str
+    deleted: bool
+    withheld: bool
+
+
+class LinkTally(NamedTuple):
+    """How many live declared links of one relation point at one artifact from another."""
+
     dst: str
     relation: str
+    links: int
 
 
 class RetiredLink(NamedTuple):
@@ -69,23 +83,51 @@ class SearchQueries:
 
     conn: sqlite3.Connection
 
-    def neighbour_links(self, artifact_id: str) -> list[NeighbourLink]:
-        """Live cites / references / mentions links into or out of one artifact."""
-        rows = self.conn.execute(
-            "SELECT l.src, l.dst, l.relation, COALESCE(a.deleted, 0) FROM links l "
-            "LEFT JOIN artifacts a ON a.id = CASE WHEN l.src=? THEN l.dst ELSE l.src END "
-            "WHERE (l.src=? OR l.dst=?) AND l.invalid_at IS NULL AND l.relation IN "
-            "('cites','references','mentions')", (artifact_id, artifact_id, artifact_id),
-        )
-        return [NeighbourLink(r[0], r[1], r[2], bool(r[3])) for r in rows]
-
-    def declared_links_into(self, ids: list[str]) -> list[LinkEnds]:
-        """Live declared links whose far end is one of ids."""
-        out: list[LinkEnds] = []
+    def hit_rows(self, ids: list[str]) -> dict[str, HitRow]:
+        """id -> its HitRow, for those of ids the store holds (one query per batch)."""
+        out: dict[str, HitRow] = {}
         for part in batches(ids):
-            out.extend(LinkEnds(r[0], r[1], r[2]) for r in self.conn.execute(
-                f"SELECT src, dst, relation FROM links WHERE invalid_at IS NULL "
-                f"AND method='declared' AND dst IN ({marks(part)})", tuple(part)))
+            for r in self.conn.execute(
+                f"SELECT id, project, type, created_at, source_updated_at, provenance, deleted, "
+                f"withheld FROM artifacts WHERE id IN ({marks(part)})", tuple(part),
+            ):
+                out[r[0]] = HitRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), bool(r[7]))
+        return out
+
+    def bodies_of(self, ids: list[str]) -> dict[str, str]:
+        """id -> its body, for those of ids the store holds."""
+        out: dict[str, str] = {}
+        for part in batches(ids):
+            out.update((r[0], r[1]) for r in self.conn.execute(
+                f"SELECT id, body FROM artifacts WHERE id IN ({marks(part)})", tuple(part)))
+        return out
+
+    def neighbour_links_of(self, ids: list[str]) -> dict[str, list[NeighbourLink]]:
+        """id -> the live cites / references / mentions links into or out of it, for each of ids."""
+        wanted = set(ids)
+        out: dict[str, list[NeighbourLink]] = {i: [] for i in ids}
+        for part in batches(ids):
+            for src, dst, relation, src_deleted, dst_deleted in self.conn.execute(
+                f"SELECT l.src, l.dst, l.relation, COALESCE(sa.deleted, 0), COALESCE(da.deleted, 0) "
+                f"FROM links l LEFT JOIN artifacts sa ON sa.id = l.src "
+                f"LEFT JOIN artifacts da ON da.id = l.dst "
+                f"WHERE (l.src IN ({marks(part)}) OR l.dst IN ({marks(part)})) "
+                f"AND l.invalid_at IS NULL AND l.relation IN ('cites','references','mentions')",
+                (*part, *part),
+            ):
+                for end in {src, dst} & wanted:
+                    far_deleted = dst_deleted if src == end else src_deleted
+                    out[end].append(NeighbourLink(src, dst, relation, bool(far_deleted)))
+        return out
+
+    def declared_link_tally(self, ids: list[str]) -> list[LinkTally]:
+        """Per (dst, relation): the live declared links from another artifact into one of ids."""
+        out: list[LinkTally] = []
+        for part in batches(ids):
+            out.extend(LinkTally(r[0], r[1], int(r[2])) for r in self.conn.execute(
+                f"SELECT dst, relation, COUNT(*) FROM links WHERE invalid_at IS NULL "
+                f"AND method='declared' AND src != dst AND dst IN ({marks(part)}) "
+                f"GROUP BY dst, relation", tuple(part)))
         return out
 
     def stated_names_from(self, ids: list[str]) -> list[tuple[str, str]]:

@@ -1,0 +1,80 @@
+"""The batched reads search_context makes of the store: hit rows, bodies, links around hits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from revetly_core.model import Artifact, Link
+from revetly_core.store.db import Store
+from revetly_core.store.queries_search import HitRow, LinkTally, NeighbourLink
+
+T0 = "2024-01-01T00:00:00+00:00"
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Iterator[Store]:
+    s = Store(tmp_path / "state" / "context.db")
+    yield s
+    s.close()
+
+
+def art(aid: str, **kw: object) -> Artifact:
+    base: dict[str, object] = {"id": aid, "type": "story", "title": f"Title of {aid}",
+                               "source": "repository", "project": "acme", "body": f"Body of {aid}"}
+    base.update(kw)
+    return Artifact(**base)  # type: ignore[arg-type]
+
+
+def link(src: str, dst: str, relation: str, method: str = "explicit-ref") -> Link:
+    return Link(src, dst, relation, method, ())
+
+
+def test_hit_rows_hold_the_columns_the_ranking_reads(store: Store) -> None:
+    store.upsert_artifacts([
+        art("STORY-0001", created_at=T0, provenance="inferred"),
+        art("STORY-0002", metadata={"withheld": True}, deleted=True),
+    ], T0)
+    rows = store.hit_rows(["STORY-0001", "STORY-0002", "STORY-0404"])
+    assert rows == {
+        "STORY-0001": HitRow("STORY-0001", "acme", "story", T0, None, "inferred", False, False),
+        "STORY-0002": HitRow("STORY-0002", "acme", "story", None, None, "source-of-record",
+                             True, True),
+    }
+
+
+def test_bodies_of_answers_the_held_ids_only(store: Store) -> None:
+    store.upsert_artifacts([art("STORY-0001"), art("STORY-0002")], T0)
+    assert store.bodies_of(["STORY-0002", "STORY-0404"]) == {"STORY-0002": "Body of STORY-0002"}
+
+
+def test_neighbour_links_of_each_id_are_what_it_touches(store: Store) -> None:
+    store.upsert_artifacts([art("A-1"), art("B-1"), art("C-1", deleted=True)], T0)
+    store.state_links([link("A-1", "B-1", "cites"), link("B-1", "C-1", "mentions"),
+                       link("A-1", "A-1", "references"), link("A-1", "B-1", "parent", "declared")],
+                      T0)
+    found = store.neighbour_links_of(["A-1", "B-1", "D-1"])
+    assert sorted(found["A-1"]) == [NeighbourLink("A-1", "A-1", "references", False),
+                                    NeighbourLink("A-1", "B-1", "cites", False)]
+    assert sorted(found["B-1"]) == [NeighbourLink("A-1", "B-1", "cites", False),
+                                    NeighbourLink("B-1", "C-1", "mentions", True)]
+    assert found["D-1"] == []
+
+
+def test_a_link_into_a_deleted_artifact_marks_only_its_far_end(store: Store) -> None:
+    store.upsert_artifacts([art("A-1"), art("C-1", deleted=True)], T0)
+    store.state_links([link("C-1", "A-1", "cites")], T0)
+    found = store.neighbour_links_of(["A-1", "C-1"])
+    assert found["A-1"] == [NeighbourLink("C-1", "A-1", "cites", True)]
+    assert found["C-1"] == [NeighbourLink("C-1", "A-1", "cites", False)]
+
+
+def test_the_declared_link_tally_counts_other_artifacts_per_relation(store: Store) -> None:
+    store.state_links([link("A-1", "B-1", "depends_on", "declared"),
+                       link("C-1", "B-1", "depends_on", "declared"),
+                       link("C-1", "B-1", "parent", "declared"),
+                       link("B-1", "B-1", "depends_on", "declared"),
+                       link("D-1", "B-1", "depends_on", "explicit-ref")], T0)
+    assert sorted(store.declared_link_tally(["B-1", "E-1"])) == [
+        LinkTally("B-1", "depends_on", 2), LinkTally("B-1", "parent", 1)]
