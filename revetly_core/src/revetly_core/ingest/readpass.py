@@ -425,7 +425,7 @@ def _update_index(
     if full:
         total = store.artifact_count()
         progress("index", 0, total)
-        index.rebuild(store.artifacts(), total, revision)
+        index.rebuild(store.index_documents(), total, revision)
         progress("index", total, total)
         return
     docs = list(_artifacts_by_id(store, sorted(changed)))

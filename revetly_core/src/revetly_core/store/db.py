@@ -84,6 +84,13 @@ CREATE TABLE IF NOT EXISTS ledger (
 );
 """
 
+PASS_INDEXES = """
+CREATE INDEX IF NOT EXISTS artifacts_source_path ON artifacts(source, source_path);
+"""
+"""Indexes the read pass looks rows up by; made on a writable open when absent (an index
+changes no table, so no schema version: a store made before it gains it on its next pass)."""
+
+
 def _v1_to_v2(conn: sqlite3.Connection) -> None:
     """Id keys and mention phrases became columns; the next pass is made full to fill them."""
     conn.execute("ALTER TABLE artifacts ADD COLUMN id_key TEXT")
@@ -149,7 +156,7 @@ class SQLiteStore(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries
     def _ensure_schema(self) -> None:
         version = self.schema_version()
         if version is None:
-            self.conn.executescript(_TABLES)
+            self.conn.executescript(_TABLES + PASS_INDEXES)
             self.set_meta("schema_version", str(SCHEMA_VERSION))
             return
         while version < SCHEMA_VERSION:
@@ -168,6 +175,7 @@ class SQLiteStore(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries
                 "refused", f"context.db is at schema {version}, newer than this engine "
                 f"({SCHEMA_VERSION})", "upgrade revetly",
             )
+        self.conn.executescript(PASS_INDEXES)
 
     def _check_version(self) -> None:
         version = self.schema_version()

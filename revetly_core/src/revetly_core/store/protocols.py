@@ -210,6 +210,11 @@ class PassReads(Protocol):
         """The held artifacts with these ids, batch by batch (each batch in id order)."""
         ...
 
+    def index_documents(self) -> Iterator[Artifact]:
+        """Every held artifact as the keyword index reads it, in id order: id, type, project,
+        title, body and the withheld flag (the other fields are left empty)."""
+        ...
+
 
 class ScopeReads(Protocol):
     """What the scope questions read: artifacts by id, deltas, drift, deliveries."""
