@@ -100,3 +100,28 @@ class Connector(Protocol):
     ) -> SourceBatch:
         """Read what changed since ``cursor`` (everything when ``full``)."""
         ...
+
+
+Sink = Callable[[Artifact], None]
+"""Where a streaming read hands each artifact over as soon as it is parsed."""
+
+
+class StreamingConnector(Connector, Protocol):
+    """A connector that can hand its artifacts to a sink while it reads (``streams_upserts``),
+    so the pass writes them in chunks instead of holding every parsed artifact at once."""
+
+    streams_upserts: bool
+
+    def read(
+        self,
+        known: dict[str, KnownArtifact],
+        cursor: dict[str, Any],
+        *,
+        full: bool,
+        now: str,
+        progress: Progress = no_progress,
+        sink: Sink | None = None,
+    ) -> SourceBatch:
+        """Read as ``Connector.read``; each artifact of a changed file goes to ``sink`` (when
+        given) instead of ``upserts``."""
+        ...

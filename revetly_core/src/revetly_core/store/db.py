@@ -221,6 +221,18 @@ class SQLiteStore(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries
             raise
         self.conn.execute("COMMIT")
 
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """A part of the open transaction that is undone alone when it raises."""
+        self.conn.execute("SAVEPOINT part")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK TO part")
+            self.conn.execute("RELEASE part")
+            raise
+        self.conn.execute("RELEASE part")
+
     # -- artifacts --------------------------------------------------------------------------
 
     def known(self, source: str) -> dict[str, KnownArtifact]:

@@ -311,6 +311,10 @@ class RecordStore(Protocol):
         """One atomic write: everything inside lands together or not at all."""
         ...
 
+    def savepoint(self) -> AbstractContextManager[None]:
+        """A part of the open transaction that is undone alone when it raises."""
+        ...
+
     def known(self, source: str) -> dict[str, KnownArtifact]:
         """What the store holds of one source, for change detection."""
         ...
