@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from revetly_core.answers.maintenance import CheckProblem
 from revetly_core.model import Artifact, HistoryEntry
@@ -47,9 +47,9 @@ class Removal:
     note: str | None = None
 
 
-@dataclass(frozen=True)
-class KnownArtifact:
-    """What the store already holds for one artifact of a source: enough to detect change."""
+class KnownArtifact(NamedTuple):
+    """What the store already holds for one artifact of a source: enough to detect change
+    (a named tuple: a pass makes one per held artifact, 100,000 on a large instance)."""
 
     id: str
     path: str | None

@@ -85,10 +85,13 @@ CREATE TABLE IF NOT EXISTS ledger (
 """
 
 PASS_INDEXES = """
-CREATE INDEX IF NOT EXISTS artifacts_source_path ON artifacts(source, source_path);
+CREATE INDEX IF NOT EXISTS artifacts_source_known
+  ON artifacts(source, source_path, id, blob, deleted, deleted_at, deleted_clock);
 """
-"""Indexes the read pass looks rows up by; made on a writable open when absent (an index
-changes no table, so no schema version: a store made before it gains it on its next pass)."""
+"""The index the read pass reads a source's rows by: what it knows of each (`known`, from the
+index alone, never the bodies) and the ids at given paths (`ids_at_paths`). Made on a writable
+open when absent (an index changes no table, so no schema version: a store made before it
+gains it on its next pass)."""
 
 
 def _v1_to_v2(conn: sqlite3.Connection) -> None:
@@ -237,7 +240,9 @@ class SQLiteStore(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries
 
     def known(self, source: str) -> dict[str, KnownArtifact]:
         """What the store holds of one source, for change detection."""
-        rows = self.conn.execute(
+        cur = self.conn.cursor()
+        cur.row_factory = None  # plain tuples: one row per held artifact
+        rows = cur.execute(
             "SELECT id, source_path, blob, deleted, deleted_at, deleted_clock FROM artifacts "
             "WHERE source=?", (source,),
         )
