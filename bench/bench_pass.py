@@ -50,15 +50,22 @@ EDIT_PARAGRAPH = (
 # Limits per size: seconds are process wall time, memory is MiB (see bench/README.md).
 TARGETS: dict[int, dict[str, float]] = {
     10_000: {"full_s": 60.0, "incr_one_s": 2.0, "status_s": 0.6},
-    100_000: {"full_s": 900.0, "full_mem_mb": 1536.0, "incr_one_s": 5.0, "incr_one_mem_mb": 500.0},
+    100_000: {"full_ratio_wall": 3.0, "full_ratio_cpu": 3.0, "full_mem_mb": 500.0,
+              "incr_one_pass_s": 1.0, "incr_none_pass_s": 0.5, "incr_one_mem_mb": 500.0},
 }
 TARGET_LABELS = {
     "full_s": "full pass wall s",
+    "full_ratio_wall": "full pass wall / plain FTS5 build wall",
+    "full_ratio_cpu": "full pass CPU / plain FTS5 build CPU",
     "full_mem_mb": "full pass peak memory MiB",
     "incr_one_s": "one-file incremental wall s",
+    "incr_one_pass_s": "one-file incremental pass s (Engine.open + sync)",
+    "incr_none_pass_s": "nothing-changed pass s (Engine.open + sync)",
     "incr_one_mem_mb": "one-file incremental peak memory MiB",
     "status_s": "status --json median wall s",
 }
+RAW_SCRIPT = BENCH_DIR / "raw_fts5.py"
+"""The plain FTS5 build the full pass is measured against, side by side in the same run."""
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -134,6 +141,7 @@ def prepare_instance(size: int, gen: Generator, cache: Path, regen: bool) -> tup
         if meta.get("gen_sha256") == gen_sha and meta.get("seed") == SEED:
             git(inst, "reset", "-q", "--hard", meta["head"])
             git(inst, "clean", "-q", "-fd")  # .revetly/ is ignored, so it stays (each full pass removes it)
+            refresh_git_index(inst)
             print(f"[{size}] reusing cached instance {inst} at {meta['head'][:12]}", flush=True)
             return inst, meta
     for stale in (inst, cache / f"inst-{size}.tmp"):
@@ -157,6 +165,7 @@ def prepare_instance(size: int, gen: Generator, cache: Path, regen: bool) -> tup
         env={"GIT_AUTHOR_DATE": FIXED_COMMIT_DATE, "GIT_COMMITTER_DATE": FIXED_COMMIT_DATE})
     head = git(tmp, "rev-parse", "HEAD")
     tmp.rename(inst)
+    refresh_git_index(inst)
     meta = {
         "size": size, "seed": SEED, "head": head, "gen": gen.label, "gen_sha256": gen_sha,
         "gen_seconds": round(gen_seconds, 2), "gen_summary": summary,
@@ -165,6 +174,15 @@ def prepare_instance(size: int, gen: Generator, cache: Path, regen: bool) -> tup
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")
     print(f"[{size}] generated {meta['files']} files in {gen_seconds:.1f} s", flush=True)
     return inst, meta
+
+
+def refresh_git_index(inst: Path) -> None:
+    """Refresh the stat data git's index keeps of each file, as any git command a user runs
+    does (`git status` included). libgit2, which the pass reads status with, never writes it
+    back: after a checkout that left entries racily clean it re-hashes every one of them on
+    every pass (1.2 s against 0.05 s at 10k), a cost of the checkout, not of the pass."""
+    subprocess.run(["git", "-C", str(inst), "update-index", "-q", "--refresh"], check=False,
+                   capture_output=True)
 
 
 def edit_one_story(inst: Path, tag: str) -> str:
@@ -372,8 +390,33 @@ def phase_segments(marks: dict[str, list[float]], total: float) -> list[tuple[st
     return out
 
 
+def raw_child_main(instance: str, out: str) -> int:
+    """Inside the fresh process: the plain FTS5 build of the instance's markdown files, into a
+    database file beside the instance (removed after), written as a pass's result JSON."""
+    t0 = time.perf_counter()
+    sys.path.insert(0, str(RAW_SCRIPT.parent))
+    import raw_fts5 as raw
+    t1 = time.perf_counter()
+    inst = Path(instance)
+    db = inst.parent / f"{inst.name}.raw-fts5.sqlite"
+    db.unlink(missing_ok=True)
+    try:
+        conn, stats = raw.build_index(inst, db)
+        conn.close()
+    finally:
+        db.unlink(missing_ok=True)
+    Path(out).write_text(json.dumps({
+        "import_s": t1 - t0, "pass_s": stats.wall_s, "phases": [],
+        "payload": {"outcome": "raw", "corpus_revision": 0, "changed": {},
+                    "sources": [{"counts": {"read": stats.files}}]},
+    }))
+    return 0
+
+
 def child_main(instance: str, mode: str, out: str, profile: str | None) -> int:
     """Inside the fresh process: open the instance and run one pass; write timings as JSON."""
+    if mode == "raw":
+        return raw_child_main(instance, out)
     t0 = time.perf_counter()
     from revetly_core import Engine
 
@@ -504,11 +547,41 @@ def profile_size(inst: Path, size: int, results: Path) -> list[Path]:
 
 
 # ------------------------------------------------------------------------------ reporting
+def ratio(ours: float | None, base: float | None) -> float | None:
+    """ours / base, rounded; None when either is missing or the base is zero."""
+    if ours is None or not base:
+        return None
+    return round(ours / base, 2)
+
+
+def raw_side_by_side(runs: list[PassRun], full: PassRun) -> dict[str, Any]:
+    """The plain FTS5 builds (one before, one after the full pass): their mean wall and CPU, and
+    the full pass's ratios to them."""
+    walls = [r.wall_s for r in runs]
+    cpus = [r.cpu_s for r in runs if r.cpu_s is not None]
+    wall = round(statistics.mean(walls), 3)
+    cpu = round(statistics.mean(cpus), 3) if len(cpus) == len(runs) else None
+    return {
+        "runs": [asdict(r) for r in runs], "wall_s": wall, "cpu_s": cpu,
+        "in_process_s": round(statistics.mean(r.in_process_s for r in runs), 3),
+        "peak_mem_mb": max((r.peak_mem_mb() or 0.0) for r in runs),
+        "files": runs[0].artifacts_read,
+        "ratio_wall": ratio(full.wall_s, wall), "ratio_cpu": ratio(full.cpu_s, cpu),
+        "ratio_in_process": ratio(full.in_process_s,
+                                  statistics.mean(r.in_process_s for r in runs)),
+    }
+
+
 def check_targets(size: int, result: dict[str, Any]) -> list[dict[str, Any]]:
+    raw = result.get("raw_fts5") or {}
     values = {
         "full_s": result["full"]["wall_s"],
+        "full_ratio_wall": raw.get("ratio_wall"),
+        "full_ratio_cpu": raw.get("ratio_cpu"),
         "full_mem_mb": result["full"]["peak_mem_mb"],
         "incr_one_s": result["incr_one"]["wall_s"],
+        "incr_one_pass_s": result["incr_one"]["in_process_s"],
+        "incr_none_pass_s": result["incr_none"]["in_process_s"],
         "incr_one_mem_mb": result["incr_one"]["peak_mem_mb"],
         "status_s": result["status"]["median_s"],
     }
@@ -613,16 +686,21 @@ def summary_line(r: dict[str, Any]) -> str:
     verdict = ("no targets" if not verdicts else
                "; ".join(f"{t['target']} {'PASS' if t['ok'] else 'FAIL'} ({fmt(t['value'])} ≤ {t['limit']:g})"
                          for t in verdicts))
+    raw = r.get("raw_fts5") or {}
     return (f"| {r['size']} | {f['wall_s']:.2f} s, {fmt(f['artifacts_per_s'], '.0f')} art/s, "
-            f"{fmt(f['peak_mem_mb'], '.0f')} MiB | {n['wall_s']:.2f} s, {fmt(n['peak_mem_mb'], '.0f')} MiB | "
-            f"{o['wall_s']:.2f} s, {fmt(o['peak_mem_mb'], '.0f')} MiB | {s['median_s']:.3f} s "
+            f"{fmt(f['peak_mem_mb'], '.0f')} MiB | {fmt(raw.get('ratio_wall'))}x wall, "
+            f"{fmt(raw.get('ratio_cpu'))}x CPU | {n['wall_s']:.2f} s ({n['in_process_s']:.2f} in-process), "
+            f"{fmt(n['peak_mem_mb'], '.0f')} MiB | "
+            f"{o['wall_s']:.2f} s ({o['in_process_s']:.2f} in-process), {fmt(o['peak_mem_mb'], '.0f')} MiB | "
+            f"{s['median_s']:.3f} s "
             f"({'CLI' if 'revetly_cli' in s['measured'] else 'core API'}) | {heavy} | {verdict} |")
 
 
 SUMMARY_HEADER = (
-    "| size | full pass (wall, artifacts/s, peak mem) | incremental, nothing changed | "
-    "incremental, one file | status --json median | heavy imports of revetly_cli.app | targets |\n"
-    "|---|---|---|---|---|---|---|"
+    "| size | full pass (wall, artifacts/s, peak mem) | full pass / plain FTS5 build | "
+    "incremental, nothing changed | incremental, one file | status --json median | "
+    "heavy imports of revetly_cli.app | targets |\n"
+    "|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -658,6 +736,12 @@ def print_table(rows: list[dict[str, Any]]) -> None:
             table.append([str(r["size"]), label, f"{p['wall_s']:.2f}", f"{p['in_process_s']:.2f}",
                           fmt(p.get("cpu_s")), fmt(p.get("load_before")), fmt(p["artifacts_per_s"], ".0f"),
                           fmt(p["peak_rss_mb"], ".0f"), fmt(p["tree_pss_peak_mb"], ".0f"), changed or "-"])
+        raw = r.get("raw_fts5")
+        for i, p in enumerate(raw["runs"] if raw else []):
+            table.append([str(r["size"]), f"plain FTS5 #{i + 1}", f"{p['wall_s']:.2f}",
+                          f"{p['in_process_s']:.2f}", fmt(p.get("cpu_s")), fmt(p.get("load_before")),
+                          fmt(p["artifacts_per_s"], ".0f"), fmt(p["peak_rss_mb"], ".0f"),
+                          fmt(p["tree_pss_peak_mb"], ".0f"), f"{p['artifacts_read']} files"])
         s = r["status"]
         table.append([str(r["size"]), "status --json", f"{s['median_s']:.3f}", "-", "-", "-", "-", "-", "-",
                       "median of " + ", ".join(f"{t:.3f}" for t in s["runs_s"])])
@@ -678,6 +762,12 @@ def print_table(rows: list[dict[str, Any]]) -> None:
         print(f"[{r['size']}] import {imp['module']}: "
               + ("not present" if not imp["present"] else f"heavy modules {imp['heavy_packages']}"
                  f" ({len(imp['heavy'] or [])} modules), import {imp.get('import_s')} s"))
+        raw = r.get("raw_fts5")
+        if raw:
+            print(f"[{r['size']}] full pass vs plain FTS5 build (mean of {len(raw['runs'])}): wall "
+                  f"{r['full']['wall_s']:.2f} / {raw['wall_s']:.2f} s = {fmt(raw['ratio_wall'])}x, CPU "
+                  f"{fmt(r['full']['cpu_s'])} / {fmt(raw['cpu_s'])} s = {fmt(raw['ratio_cpu'])}x, "
+                  f"in-process {fmt(raw['ratio_in_process'])}x")
         for key in ("full", "incr_one"):
             phases = r[key].get("phases") or []
             if phases:
@@ -693,9 +783,15 @@ def bench_size(size: int, args: argparse.Namespace, gen: Generator) -> dict[str,
     inst, meta = prepare_instance(size, gen, args.cache_dir, args.regen)
     code_before = args.code if args.code is not None else code_state()
     remove_state(inst)
+    print(f"[{size}] (a0) plain FTS5 build of the same files ...", flush=True)
+    raw_runs = [run_pass_child(inst, "raw")]
+    print(f"[{size}]     {raw_runs[0].wall_s:.2f} s", flush=True)
     print(f"[{size}] (a) full pass from scratch ...", flush=True)
     full = run_pass_child(inst, "full")
     print(f"[{size}]     {full.wall_s:.2f} s", flush=True)
+    print(f"[{size}] (a1) plain FTS5 build again ...", flush=True)
+    raw_runs.append(run_pass_child(inst, "raw"))
+    print(f"[{size}]     {raw_runs[1].wall_s:.2f} s", flush=True)
     print(f"[{size}] (b) incremental pass, nothing changed ...", flush=True)
     none = run_pass_child(inst, "incremental")
     print(f"[{size}]     {none.wall_s:.2f} s", flush=True)
@@ -720,6 +816,7 @@ def bench_size(size: int, args: argparse.Namespace, gen: Generator) -> dict[str,
     }
     for key, run in (("full", full), ("incr_none", none), ("incr_one", one)):
         result[key] = {**asdict(run), "peak_mem_mb": run.peak_mem_mb()}
+    result["raw_fts5"] = raw_side_by_side(raw_runs, full)
     result["status"] = status
     result["cli_imports"] = imports
     result["targets"] = check_targets(size, result)
@@ -758,7 +855,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="measure the work tree's code as it is at each moment instead of a snapshot "
                          "taken at the start (bench/.cache/code-<digest>/)")
     # internal: one measured pass inside a fresh interpreter
-    ap.add_argument("--child", choices=("full", "incremental"), help=argparse.SUPPRESS)
+    ap.add_argument("--child", choices=("full", "incremental", "raw"), help=argparse.SUPPRESS)
     ap.add_argument("--instance", help=argparse.SUPPRESS)
     ap.add_argument("--child-out", help=argparse.SUPPRESS)
     ap.add_argument("--child-profile", help=argparse.SUPPRESS)

@@ -327,3 +327,19 @@ def test_store_resolver_and_titles_agree_with_the_in_memory_ones(
         assert store_titles.found_in(body) == memory_titles.found_in(body)
     finally:
         store.close()
+
+
+_WORDS = st.sampled_from(["payment", "retry", "card", "export", "the", "invoice", "csv"])
+
+
+@given(st.lists(st.lists(_WORDS, min_size=1, max_size=4), max_size=12),
+       st.lists(_WORDS, max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_the_title_index_finds_exactly_the_phrases_standing_whole_in_a_body(
+        phrases: list[list[str]], body: list[str]) -> None:
+    ix = TitleIndex()
+    for n, phrase in enumerate(phrases):
+        ix.add(f"STORY-{n}", [tuple(phrase)])
+    expected = {f"STORY-{n}" for n, phrase in enumerate(phrases)
+                if contains_phrase(body, tuple(phrase))}
+    assert ix.found_in(body) == expected

@@ -9,10 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from revetly_core.model import Artifact
-from revetly_core.store.keyword import KeywordIndex, analyze, bm25_idf, indexed_text
+from revetly_core.store.keyword import IndexAnalyzer, KeywordIndex, analyze, bm25_idf, indexed_text
 from revetly_core.store.keyword_fts5 import (
     DB_FILE,
     Fts5Searcher,
+    analysed,
     match_expression,
     quoted,
     through_ties,
@@ -157,3 +158,22 @@ def test_the_ranked_query_answers_what_the_joined_query_answers(
             expression = match_expression([[analyze(w)] for w in words], every=every)
             assert s._query_table("terms", expression, limit) == \
                 s._query_table_joined("terms", expression, limit)
+@given(st.text(max_size=300), st.text(max_size=40), st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_the_build_analyzer_stores_what_analyze_gives_for_the_indexed_text(
+        body: str, title: str, withheld: bool) -> None:
+    a = art("STORY-0001", title, body)
+    if withheld:
+        a.metadata["withheld"] = True
+    expected = " ".join(analyze(indexed_text(a)))
+    analyzer = IndexAnalyzer(limit=8)  # a small cache: past its limit chunks are analysed afresh
+    assert analysed(a, analyzer) == expected
+    assert analysed(a, analyzer) == expected
+
+
+@given(st.lists(st.sampled_from(["Payment,", "retries", "STORY-012.", "v2.1", "the", "a\u2003b",
+                                 "x\x1cy", "na\u00efve", "\u0130stanbul", "\n", " "]), max_size=30))
+@settings(max_examples=200, deadline=None)
+def test_the_build_analyzer_splits_on_whitespace_without_changing_the_terms(words: list[str]) -> None:
+    text = "".join(words)
+    assert list(IndexAnalyzer().terms(text)) == analyze(text)

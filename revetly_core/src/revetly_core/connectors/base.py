@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from revetly_core.answers.maintenance import CheckProblem
 from revetly_core.model import Artifact, HistoryEntry
@@ -47,9 +47,9 @@ class Removal:
     note: str | None = None
 
 
-@dataclass(frozen=True)
-class KnownArtifact:
-    """What the store already holds for one artifact of a source: enough to detect change."""
+class KnownArtifact(NamedTuple):
+    """What the store already holds for one artifact of a source: enough to detect change
+    (a named tuple: a pass makes one per held artifact, 100,000 on a large instance)."""
 
     id: str
     path: str | None
@@ -99,4 +99,29 @@ class Connector(Protocol):
         progress: Progress = no_progress,
     ) -> SourceBatch:
         """Read what changed since ``cursor`` (everything when ``full``)."""
+        ...
+
+
+Sink = Callable[[Artifact], None]
+"""Where a streaming read hands each artifact over as soon as it is parsed."""
+
+
+class StreamingConnector(Connector, Protocol):
+    """A connector that can hand its artifacts to a sink while it reads (``streams_upserts``),
+    so the pass writes them in chunks instead of holding every parsed artifact at once."""
+
+    streams_upserts: bool
+
+    def read(
+        self,
+        known: dict[str, KnownArtifact],
+        cursor: dict[str, Any],
+        *,
+        full: bool,
+        now: str,
+        progress: Progress = no_progress,
+        sink: Sink | None = None,
+    ) -> SourceBatch:
+        """Read as ``Connector.read``; each artifact of a changed file goes to ``sink`` (when
+        given) instead of ``upserts``."""
         ...

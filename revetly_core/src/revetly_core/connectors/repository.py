@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ from revetly_core.connectors.base import (
     KnownArtifact,
     Progress,
     Removal,
+    Sink,
     SourceBatch,
     no_progress,
 )
@@ -139,6 +142,29 @@ def parse_artifact_file(
     )
 
 
+HISTORY_TREE_CACHE = 16 << 20
+"""Bytes of git objects the history walk keeps cached, large trees included: each commit's
+parent tree is then the tree the walk inflated one step before."""
+GIT_TREE_CACHE_LIMIT, GIT_CACHE_MAX = 4096, 256 << 20
+"""libgit2's own defaults (the largest tree it caches, its whole cache), restored after."""
+
+
+@contextmanager
+def tree_cache(repo: Any, size: int = HISTORY_TREE_CACHE) -> Iterator[None]:
+    """Cache large trees (up to ``size`` bytes in all) while walking history; afterwards the
+    defaults come back and the repository's cache is emptied, so its memory does not stay."""
+    import pygit2
+
+    pygit2.settings.cache_object_limit(pygit2.enums.ObjectType.TREE, size)
+    pygit2.settings.cache_max_size(size)
+    try:
+        yield
+    finally:
+        pygit2.settings.cache_object_limit(pygit2.enums.ObjectType.TREE, GIT_TREE_CACHE_LIMIT)
+        pygit2.settings.cache_max_size(GIT_CACHE_MAX)
+        repo.free()
+
+
 def _key_of(artifact_id: str) -> str:
     """Two ids are one id when family and number agree, whatever the padding or case."""
     key = id_key(artifact_id)
@@ -149,6 +175,7 @@ class RepositoryConnector:
     """Reads backlog/, notes/ and records/ (or the declared folders) of the instance repo."""
 
     source_id = SOURCE_ID
+    streams_upserts = True
 
     def __init__(self, root: Path, config: Config) -> None:
         self.root = root
@@ -167,17 +194,26 @@ class RepositoryConnector:
         full: bool,
         now: str,
         progress: Progress = no_progress,
+        sink: Sink | None = None,
     ) -> SourceBatch:
         import pygit2
 
         batch = SourceBatch(source=SOURCE_ID)
+
+        def hand_over(parsed: Artifact) -> None:
+            if sink is None:
+                batch.upserts.append(parsed)  # batch.upserts may be rebound below: look it up
+            else:
+                sink(parsed)
+
         try:
             repo = pygit2.Repository(str(self.root))
         except pygit2.GitError as exc:
             raise RuntimeError(f"the instance at {self.root} is not a git repository: {exc}") from exc
         head = None if repo.head_is_unborn else repo.head.target
         prior_head = None if full else cursor.get("head")
-        deletions = self._walk_history(repo, head, prior_head, batch, progress)
+        with tree_cache(repo):
+            deletions = self._walk_history(repo, head, prior_head, batch, progress)
 
         listing = self._listing(repo, head)
         current = listing.blobs
@@ -230,7 +266,7 @@ class RepositoryConnector:
                 batch.upserts = [a for a in batch.upserts if a.source_path != holder]
             owner_of[_key_of(parsed.id)] = path
             ids_by_path[path] = parsed.id
-            batch.upserts.append(parsed)
+            hand_over(parsed)
         progress("read files", total, total)
         batch.read_count = total
 
@@ -344,6 +380,7 @@ class RepositoryConnector:
                 diff = repo.diff(commit.parents[0].tree, commit.tree)
             else:
                 diff = commit.tree.diff_to_tree(swap=True)
+            revision, author = str(commit.id), commit.author.name  # one copy per commit
             for delta in diff.deltas:
                 change = status_word.get(delta.status)
                 if change is None:
@@ -352,11 +389,11 @@ class RepositoryConnector:
                 if not self._wanted(path) or name_problem(path) is not None:
                     continue  # a name that is not UTF-8 is named by the listing, never stored
                 batch.history.append(HistoryEntry(
-                    artifact_id=path, at=at, change=change, revision=str(commit.id),
-                    author=commit.author.name, summary=subject,
+                    artifact_id=path, at=at, change=change, revision=revision,
+                    author=author, summary=subject,
                 ))
                 if change == "deleted":
-                    deletions[path] = _Deletion(at, str(commit.id), str(delta.old_file.id))
+                    deletions[path] = _Deletion(at, revision, str(delta.old_file.id))
                 else:
                     deletions.pop(path, None)
         progress("read history", len(commits), len(commits))

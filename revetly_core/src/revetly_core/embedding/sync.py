@@ -88,13 +88,14 @@ def pass_vectors(store: Store, index_folder: Path, config: Config, changed: set[
     """The pass's vector step (nothing on a lite instance). Vectors are a cache like the keyword
     index: a provider that fails is logged and the next pass brings them up to date."""
     from revetly_core.embedding.resolve import open_provider
-    from revetly_core.store.vectors import VectorStore
 
-    vectors = VectorStore(index_folder)
     try:
         provider = open_provider(config.embedding)
         if provider is None:
             return None
+        from revetly_core.store.vectors import VectorStore  # numpy: only where vectors are kept
+
+        vectors = VectorStore(index_folder)
         stamped = vectors.revision()
         every = full or stamped != (revision - 1 if changed else revision)
         if every:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Protocol
 
 from revetly_core.ids import IdFinder, IdKey, id_key, number_width, spell_key
@@ -44,28 +45,40 @@ def mention_phrases(artifact: Artifact) -> list[tuple[str, ...]]:
 
 
 class TitleIndex:
-    """Every mentionable phrase, keyed by its first token, to scan a body in one pass."""
+    """Every mentionable phrase, keyed by its first two tokens (one-token aliases apart): a
+    body's token is looked at further only when it and the next one open some phrase."""
 
     def __init__(self) -> None:
         self.by_phrase: dict[tuple[str, ...], set[str]] = {}
-        self.lengths: dict[str, set[int]] = {}
+        self.singles: set[str] = set()
+        self.followers: dict[str, dict[str, set[int]]] = {}
+        """first token -> second token -> the lengths of the phrases opening with the two."""
 
     def add(self, artifact_id: str, phrases: Iterable[tuple[str, ...]]) -> None:
         for phrase in phrases:
             self.by_phrase.setdefault(phrase, set()).add(artifact_id)
-            self.lengths.setdefault(phrase[0], set()).add(len(phrase))
+            if len(phrase) == 1:
+                self.singles.add(phrase[0])
+            else:
+                seconds = self.followers.setdefault(phrase[0], {})
+                seconds.setdefault(phrase[1], set()).add(len(phrase))
 
     def found_in(self, body_tokens: list[str]) -> set[str]:
         """Ids of every artifact whose title or alias appears whole in the tokens."""
         found: set[str] = set()
-        lengths = self.lengths
         by_phrase = self.by_phrase
+        for tok in self.singles.intersection(body_tokens):
+            found.update(by_phrase[(tok,)])
+        followers = self.followers
         n = len(body_tokens)
-        for i, tok in enumerate(body_tokens):
-            lens = lengths.get(tok)
-            if not lens:
+        for i, (tok, after) in enumerate(pairwise(body_tokens)):
+            seconds = followers.get(tok)
+            if seconds is None:
                 continue
-            for length in lens:
+            lengths = seconds.get(after)
+            if lengths is None:
+                continue
+            for length in lengths:
                 if i + length <= n:
                     hit = by_phrase.get(tuple(body_tokens[i : i + length]))
                     if hit:

@@ -9,7 +9,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from filelock import FileLock, Timeout
 
@@ -22,6 +22,7 @@ from revetly_core.connectors.base import (
     Progress,
     Removal,
     SourceBatch,
+    StreamingConnector,
     no_progress,
 )
 from revetly_core.connectors.commits import CommitsConnector
@@ -134,26 +135,38 @@ def _run_locked(
     pass_id = store.start_pass(started, full)
     batches: list[tuple[Connector, SourceBatch, str, str]] = []
     failed: list[dict[str, Any]] = []
-    for connector in connectors:
-        src_started = clock()
-        try:
-            known = store.known(connector.source_id)
-            batch = connector.read(
-                known, store.source_state(connector.source_id),
-                full=full, now=started, progress=progress,
-            )
-            batch.known = known
-            keep_storable(batch)
-        except Exception as exc:  # one unreadable source never stops the others
-            log.warning("source %s failed: %s", connector.source_id, exc)
-            failed.append({"source": connector.source_id, "project": connector.project,
-                           "started": src_started, "error": str(exc)})
-            continue
-        batches.append((connector, batch, src_started, clock()))
+    reading: tuple[Connector, str] | None = None  # the source being read, for a failed pass
     try:
         with store.transaction():
-            changed, prior_ids, counts = _apply(store, config, batches, full=full, now=started,
-                                                progress=progress, compare_records=full)
+            changes = PassChanges()
+            for connector in connectors:
+                src_started = clock()
+                reading = (connector, src_started)
+                try:
+                    with store.savepoint():  # a source that fails leaves none of its writes
+                        known = store.known(connector.source_id)
+                        writer = SourceWriter(store, connector.source_id, known, full=full,
+                                              now=started)
+                        batch = read_source(connector, known,
+                                            store.source_state(connector.source_id), writer,
+                                            full=full, now=started, progress=progress)
+                        batch.known = known
+                except StoreWriteFailed as exc:  # the store failed, not the source
+                    raise exc.error from None
+                except Exception as exc:  # one unreadable source never stops the others
+                    log.warning("source %s failed: %s", connector.source_id, exc)
+                    failed.append({"source": connector.source_id, "project": connector.project,
+                                   "started": src_started, "error": str(exc)})
+                    reading = None
+                    continue
+                batches.append((connector, batch, src_started, clock()))
+                reading = None
+                writer.finish(batch)
+                _apply_batch(store, batch, writer, changes, full=full)
+            reading = None
+            changed, prior_ids, counts = changes.changed, changes.prior_ids, changes.counts
+            _state_links_and_statements(store, config, changes, full=full, now=started,
+                                        progress=progress)
             revision = store.revision + (1 if (changed or full) else 0)
             store.set_meta("corpus_revision", str(revision))
             store.set_meta("config_fingerprint", fingerprint)
@@ -172,6 +185,10 @@ def _run_locked(
             store.ledger_entry(pass_id, connector.source_id, started=s, ended=e, outcome="failed",
                                counts={}, floor=batch.floor, gaps=batch.gaps,
                                partial=batch.partial, note=detail)
+        if reading is not None:  # the store failed while this source was being read
+            store.ledger_entry(pass_id, reading[0].source_id, started=reading[1], ended=ended,
+                               outcome="failed", counts={}, floor=None, gaps=[], partial=False,
+                               note=detail)
         raise Refusal(
             "pass-failed", f"the read pass failed and CONTEXT still serves revision "
             f"{store.revision}: {detail}", "fix the cause, then run `revetly sync` again",
@@ -203,21 +220,27 @@ def unstorable(a: Artifact) -> str | None:
     return None
 
 
-def keep_storable(batch: SourceBatch) -> None:
-    """Move each artifact the store cannot hold out of the batch and name its file instead,
+def storable(source: str, artifacts: list[Artifact], problems: list[FileProblem],
+             cleared: set[str]) -> list[Artifact]:
+    """The artifacts the store can hold; each other one names its file as a problem instead,
     so one bad value fails its own file and never the pass."""
     kept: list[Artifact] = []
-    for a in batch.upserts:
+    for a in artifacts:
         reason = unstorable(a)
         if reason is None:
             kept.append(a)
             continue
         path = display_path(a.source_path or a.id)
-        batch.problems.append(FileProblem(batch.source, path, "unstorable",
-                                          f"a value cannot be stored ({reason}); the file "
-                                          "is skipped", a.blob))
-        batch.cleared_paths.add(path)
-    batch.upserts = kept
+        problems.append(FileProblem(source, path, "unstorable",
+                                    f"a value cannot be stored ({reason}); the file "
+                                    "is skipped", a.blob))
+        cleared.add(path)
+    return kept
+
+
+def keep_storable(batch: SourceBatch) -> None:
+    """Move each artifact the store cannot hold out of the batch and name its file instead."""
+    batch.upserts = storable(batch.source, batch.upserts, batch.problems, batch.cleared_paths)
 
 
 def redates(prior: KnownArtifact, removal: Removal) -> bool:
@@ -235,71 +258,163 @@ def config_fingerprint(config: Config) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _apply(
-    store: Store, config: Config, batches: list[tuple[Connector, SourceBatch, str, str]], *,
-    full: bool, now: str, progress: Progress, compare_records: bool = False,
-) -> tuple[set[str], set[str], dict[str, dict[str, int]]]:
-    """Write every batch and re-link what it touched; returns the ids whose record changed.
-    A full pass re-reads every row and counts as updated only a row whose stored record
-    differs (the rest as unchanged); an incremental pass re-reads what moved, all updated."""
-    changed: set[str] = set()
-    prior_ids: set[str] = set()
-    counts: dict[str, dict[str, int]] = {}
-    old_phrases: dict[str, set[str]] = {}
-    for _connector, batch, _s, _e in batches:
-        known = batch.known
-        c = {"read": batch.read_count, "added": 0, "updated": 0, "deleted": 0,
-             "unchanged": 0, "problems": len(batch.problems)}
-        stored = stored_rows(store, batch.source) if compare_records else {}
-        for a in batch.upserts:
-            prior = known.get(a.id)
-            if prior is None:
-                c["added" if not a.deleted else "deleted"] += 1
-            elif a.deleted and not prior.deleted:
-                c["deleted"] += 1
-            elif not compare_records or record_changed(stored.get(a.id), a):
-                c["updated"] += 1
-            else:
-                c["unchanged"] += 1
-            if prior is not None:
-                prior_ids.add(a.id)
-            changed.add(a.id)
+WRITE_CHUNK = 500
+"""Artifacts a streaming read hands over before they are written together."""
 
-        ingested = now
-        store.upsert_artifacts(batch.upserts, ingested)
-        if not full:  # a full pass re-links everything; no need to know the old titles
-            old_phrases.update(store.phrases_of([a.id for a in batch.upserts]))
-        store.replace_phrases(
-            {a.id: [phrase_text(p) for p in mention_phrases(a)] for a in batch.upserts}
-        )
-        for r in batch.removals:
-            prior = known.get(r.artifact_id)
-            if prior is not None and (not prior.deleted or redates(prior, r)):
-                store.mark_deleted(r.artifact_id, r.deleted_at, r.clock, r.note)
-                c["deleted"] += 0 if prior.deleted else 1
-                changed.add(r.artifact_id)
-                prior_ids.add(r.artifact_id)  # indexed before: its document is replaced
-        if batch.history_complete:  # a whole re-walk (or rewritten history) replaces it
-            store.clear_history(batch.source)
-        store.add_history(batch.source, batch.history)
-        # a file whose history moved (even an edit reverted before this pass) is re-dated
-        redated = store.ids_at_paths(batch.source, sorted({e.artifact_id for e in batch.history}))
-        times_before = store.times_of(redated)
-        store.fill_times_from_history(
-            batch.source, sorted({a.id for a in batch.upserts} | set(redated))
-        )
-        times_after = store.times_of(redated)
-        redone = {i for i in redated if times_before.get(i) != times_after.get(i)}
-        changed.update(redone)
-        prior_ids.update(redone)  # held before this pass: their index documents are replaced
-        store.replace_problems(batch.source, batch.cleared_paths, batch.problems, full=full)
-        counts[batch.source] = c
-    _relink(store, config, changed, old_phrases, full=full, now=now, progress=progress)
+
+@dataclass
+class PassChanges:
+    """What the pass's writes changed, across its sources: the ids whose record changed, those
+    held before the pass (their index documents are replaced), counts per source, and the old
+    mention phrases of what an incremental pass re-read."""
+
+    changed: set[str] = field(default_factory=set)
+    prior_ids: set[str] = field(default_factory=set)
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    old_phrases: dict[str, set[str]] = field(default_factory=dict)
+
+
+class StoreWriteFailed(Exception):
+    """A store write failed inside a source's read: the pass fails, not that source."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def read_source(connector: Connector, known: dict[str, KnownArtifact], cursor: dict[str, Any],
+                writer: SourceWriter, *, full: bool, now: str, progress: Progress) -> SourceBatch:
+    """One source read; a streaming connector hands its artifacts to the writer as it goes."""
+    if getattr(connector, "streams_upserts", False):
+        return cast(StreamingConnector, connector).read(
+            known, cursor, full=full, now=now, progress=progress, sink=writer.add)
+    return connector.read(known, cursor, full=full, now=now, progress=progress)
+
+
+class SourceWriter:
+    """Writes one source's artifacts in chunks as its read hands them over, counting each as
+    the pass reports it. What it changed joins the pass's changes only when the source's read
+    succeeded (a failed source's writes are rolled back with it)."""
+
+    def __init__(self, store: Store, source: str, known: dict[str, KnownArtifact], *,
+                 full: bool, now: str) -> None:
+        self.store, self.source, self.known, self.full, self.now = store, source, known, full, now
+        self.compare = full
+        self.stored = stored_rows(store, source) if full else {}
+        self.counts = {"added": 0, "updated": 0, "deleted": 0, "unchanged": 0}
+        self.ids: set[str] = set()
+        self.changed: set[str] = set()
+        self.prior_ids: set[str] = set()
+        self.old_phrases: dict[str, set[str]] = {}
+        self.problems: list[FileProblem] = []
+        self.cleared: set[str] = set()
+        self._pending: list[Artifact] = []
+
+    def add(self, a: Artifact) -> None:
+        """The sink of a streaming read: hold the artifact, write when a chunk is full."""
+        self._pending.append(a)
+        if len(self._pending) >= WRITE_CHUNK:
+            try:
+                self._flush()
+            except Exception as exc:
+                raise StoreWriteFailed(exc) from exc
+
+    def finish(self, batch: SourceBatch) -> None:
+        """Write what is left (and the batch's own upserts), name the unstorable files in the
+        batch, and add what this source changed to the pass's changes."""
+        self._pending.extend(batch.upserts)
+        self._flush()
+        batch.problems.extend(self.problems)
+        batch.cleared_paths |= self.cleared
+
+    def _flush(self) -> None:
+        chunk, self._pending = self._pending, []
+        kept = storable(self.source, chunk, self.problems, self.cleared)
+        if not kept:
+            return
+        for a in kept:
+            self._count(a)
+        self.store.upsert_artifacts(kept, self.now)
+        if not self.full:  # a full pass re-links everything; no need to know the old titles
+            first_seen = [a.id for a in kept if a.id not in self.ids]
+            self.old_phrases.update(self.store.phrases_of(first_seen))
+        self.store.replace_phrases(
+            {a.id: [phrase_text(p) for p in mention_phrases(a)] for a in kept})
+        self.ids.update(a.id for a in kept)
+
+    def _count(self, a: Artifact) -> None:
+        """Count one upsert: added, deleted, updated, or (a full pass's re-read of a record
+        that did not change) unchanged."""
+        c = self.counts
+        prior = self.known.get(a.id)
+        if prior is None:
+            c["added" if not a.deleted else "deleted"] += 1
+        elif a.deleted and not prior.deleted:
+            c["deleted"] += 1
+        elif not self.compare or record_changed(self.stored.get(a.id), a):
+            c["updated"] += 1
+        else:
+            c["unchanged"] += 1
+        if prior is not None:
+            self.prior_ids.add(a.id)
+        self.changed.add(a.id)
+
+
+def _apply_batch(store: Store, batch: SourceBatch, writer: SourceWriter, changes: PassChanges,
+                 *, full: bool) -> None:
+    """After a source's artifacts are written: its removals, history, re-dated times and
+    problems, and its counts. A full pass re-reads every row and counts as updated only a row
+    whose stored record differs; an incremental pass re-reads what moved, all updated."""
+    known = batch.known
+    changed, prior_ids = changes.changed, changes.prior_ids
+    changed.update(writer.changed)
+    prior_ids.update(writer.prior_ids)
+    changes.old_phrases.update(writer.old_phrases)
+    c = {"read": batch.read_count, **writer.counts, "problems": len(batch.problems)}
+    for r in batch.removals:
+        prior = known.get(r.artifact_id)
+        if prior is not None and (not prior.deleted or redates(prior, r)):
+            store.mark_deleted(r.artifact_id, r.deleted_at, r.clock, r.note)
+            c["deleted"] += 0 if prior.deleted else 1
+            changed.add(r.artifact_id)
+            prior_ids.add(r.artifact_id)  # indexed before: its document is replaced
+    if batch.history_complete:  # a whole re-walk (or rewritten history) replaces it
+        store.clear_history(batch.source)
+    store.add_history(batch.source, batch.history)
+    # a file whose history moved (even an edit reverted before this pass) is re-dated
+    redated = store.ids_at_paths(batch.source, sorted({e.artifact_id for e in batch.history}))
+    times_before = store.times_of(redated)
+    store.fill_times_from_history(batch.source, sorted(writer.ids | set(redated)))
+    times_after = store.times_of(redated)
+    redone = {i for i in redated if times_before.get(i) != times_after.get(i)}
+    changed.update(redone)
+    prior_ids.update(redone)  # held before this pass: their index documents are replaced
+    store.replace_problems(batch.source, batch.cleared_paths, batch.problems, full=full)
+    changes.counts[batch.source] = c
+    release_written(batch)
+
+
+def _state_links_and_statements(store: Store, config: Config, changes: PassChanges, *,
+                                full: bool, now: str, progress: Progress) -> None:
+    """Re-link what the pass touched and re-state the statements of what changed, from one
+    read of the artifacts."""
+    changed = changes.changed
     stmt_rows: list[tuple[str, str, str, str | None]] = []
-    for a in _artifacts_by_id(store, sorted(changed)):
-        stmt_rows.extend(statement_rows(a))
+
+    def state_statements(a: Artifact) -> None:
+        if a.id in changed:
+            stmt_rows.extend(statement_rows(a))
+
+    _relink(store, config, changed, changes.old_phrases, full=full, now=now, progress=progress,
+            visit=state_statements)
     store.replace_statements(sorted(changed), stmt_rows)
-    return changed, prior_ids, counts
+
+
+def release_written(batch: SourceBatch) -> None:
+    """Drop a batch's parsed artifacts and history once the store holds them: the rest of the
+    pass reads them back from the store, so a big pass never holds every body twice."""
+    batch.upserts = []
+    batch.history = []
 
 
 _COMPARED = COMPARED_COLUMNS
@@ -338,8 +453,10 @@ instead of looking each body's words up in the store."""
 def _relink(
     store: Store, config: Config, changed: set[str], old_phrases: dict[str, set[str]],
     *, full: bool, now: str, progress: Progress,
+    visit: Callable[[Artifact], None] = lambda a: None,
 ) -> None:
-    """Re-state the links of every artifact whose links could have changed."""
+    """Re-state the links of every artifact whose links could have changed (each artifact read
+    is also handed to ``visit``: the pass states statements from the same read)."""
     if full or len(changed) > IN_MEMORY_RELINK:
         resolver: Resolver = IdResolver(store.all_ids())
         index = TitleIndex()
@@ -382,6 +499,7 @@ def _relink(
         if i % 2_000 == 0:
             progress("link", i, len(ids))
         new_links.extend(linker.links_of(a))
+        visit(a)
     progress("link", len(ids), len(ids))
     fresh = {(link.src, link.dst, link.relation, link.method) for link in new_links}
     stale: list[tuple[str, str, str, str]] = []
@@ -425,7 +543,7 @@ def _update_index(
     if full:
         total = store.artifact_count()
         progress("index", 0, total)
-        index.rebuild(store.artifacts(), total, revision)
+        index.rebuild(store.index_documents(), total, revision)
         progress("index", total, total)
         return
     docs = list(_artifacts_by_id(store, sorted(changed)))

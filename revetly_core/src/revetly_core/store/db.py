@@ -84,6 +84,16 @@ CREATE TABLE IF NOT EXISTS ledger (
 );
 """
 
+PASS_INDEXES = """
+CREATE INDEX IF NOT EXISTS artifacts_source_known
+  ON artifacts(source, source_path, id, blob, deleted, deleted_at, deleted_clock);
+"""
+"""The index the read pass reads a source's rows by: what it knows of each (`known`, from the
+index alone, never the bodies) and the ids at given paths (`ids_at_paths`). Made on a writable
+open when absent (an index changes no table, so no schema version: a store made before it
+gains it on its next pass)."""
+
+
 def _v1_to_v2(conn: sqlite3.Connection) -> None:
     """Id keys and mention phrases became columns; the next pass is made full to fill them."""
     conn.execute("ALTER TABLE artifacts ADD COLUMN id_key TEXT")
@@ -149,7 +159,7 @@ class SQLiteStore(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries
     def _ensure_schema(self) -> None:
         version = self.schema_version()
         if version is None:
-            self.conn.executescript(_TABLES)
+            self.conn.executescript(_TABLES + PASS_INDEXES)
             self.set_meta("schema_version", str(SCHEMA_VERSION))
             return
         while version < SCHEMA_VERSION:
@@ -168,6 +178,7 @@ class SQLiteStore(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries
                 "refused", f"context.db is at schema {version}, newer than this engine "
                 f"({SCHEMA_VERSION})", "upgrade revetly",
             )
+        self.conn.executescript(PASS_INDEXES)
 
     def _check_version(self) -> None:
         version = self.schema_version()
@@ -213,11 +224,25 @@ class SQLiteStore(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries
             raise
         self.conn.execute("COMMIT")
 
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """A part of the open transaction that is undone alone when it raises."""
+        self.conn.execute("SAVEPOINT part")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK TO part")
+            self.conn.execute("RELEASE part")
+            raise
+        self.conn.execute("RELEASE part")
+
     # -- artifacts --------------------------------------------------------------------------
 
     def known(self, source: str) -> dict[str, KnownArtifact]:
         """What the store holds of one source, for change detection."""
-        rows = self.conn.execute(
+        cur = self.conn.cursor()
+        cur.row_factory = None  # plain tuples: one row per held artifact
+        rows = cur.execute(
             "SELECT id, source_path, blob, deleted, deleted_at, deleted_clock FROM artifacts "
             "WHERE source=?", (source,),
         )

@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 from typing import Literal
 
@@ -60,6 +61,43 @@ def analyze(text: str) -> list[str]:
         if len(word) >= MIN_TERM_LENGTH and word not in STOPWORDS:
             terms.append(stem(word))
     return terms
+
+
+CHUNK_CACHE_SIZE = 250_000
+"""Distinct whitespace-separated chunks an `IndexAnalyzer` remembers the terms of (a bound on
+its memory); past it a chunk is analysed each time it is met."""
+
+
+class _ChunkTerms(dict[str, tuple[str, ...]]):
+    """chunk -> analyze(chunk), filled on first sight while under its limit."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def __missing__(self, chunk: str) -> tuple[str, ...]:
+        terms = tuple(analyze(chunk))
+        if len(self) < self.limit:
+            self[chunk] = terms
+        return terms
+
+
+class IndexAnalyzer:
+    """`analyze` for building an index: the terms of each whitespace-separated chunk are
+    remembered, since no token spans whitespace and a corpus repeats its words."""
+
+    def __init__(self, limit: int = CHUNK_CACHE_SIZE) -> None:
+        self._chunks = _ChunkTerms(limit)
+
+    def terms(self, text: str) -> Iterator[str]:
+        """The terms of text, exactly as analyze(text) lists them."""
+        return chain.from_iterable(map(self._chunks.__getitem__, text.split()))
+
+    def indexed(self, a: Artifact) -> str:
+        """The analysed terms of indexed_text(a), space-joined (the id and title analysed once)."""
+        head = " ".join(self.terms(f"{a.id} {a.title}"))
+        body = " ".join(self.terms("" if a.metadata.get("withheld") else a.body))
+        return " ".join(part for part in [head] * TITLE_BOOST + [body] if part)
 
 
 def population(a: Artifact) -> Population:

@@ -17,11 +17,10 @@ from revetly_core.store.keyword import (
     POPULATIONS,
     REVISION_FILE,
     Alternatives,
+    IndexAnalyzer,
     IndexBackend,
     KeywordSearcher,
     Population,
-    analyze,
-    indexed_text,
     merged,
     population,
 )
@@ -44,9 +43,9 @@ _SCHEMA = "CREATE TABLE docs (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE
         for table, vocab in TABLES.values())
 
 
-def analysed(a: Artifact) -> str:
-    """The stored form of one document: its analysed terms joined by spaces."""
-    return " ".join(analyze(indexed_text(a)))
+def analysed(a: Artifact, analyzer: IndexAnalyzer | None = None) -> str:
+    """The stored form of one document: the analysed terms of its indexed text, space-joined."""
+    return (analyzer or IndexAnalyzer()).indexed(a)
 
 
 def quoted(term: str) -> str:
@@ -86,6 +85,7 @@ class Fts5Backend(IndexBackend):
             conn.execute("PRAGMA journal_mode = OFF")
             conn.execute("PRAGMA synchronous = OFF")
             conn.executescript(_SCHEMA)
+            analyzer = IndexAnalyzer()
             with conn:
                 for rowid, batch in _numbered_batches(docs):
                     conn.executemany("INSERT INTO docs VALUES (?, ?, ?, ?)",
@@ -93,7 +93,7 @@ class Fts5Backend(IndexBackend):
                     for name, (table, _) in TABLES.items():
                         conn.executemany(
                             f"INSERT INTO {table} (rowid, text) VALUES (?, ?)",
-                            [(rowid + i, analysed(a)) for i, a in enumerate(batch)
+                            [(rowid + i, analysed(a, analyzer)) for i, a in enumerate(batch)
                              if population(a) == name])
                 for table, _ in TABLES.values():
                     conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")

@@ -219,6 +219,11 @@ class PassReads(Protocol):
         """The held artifacts with these ids, batch by batch (each batch in id order)."""
         ...
 
+    def index_documents(self) -> Iterator[Artifact]:
+        """Every held artifact as the keyword index reads it, in id order: id, type, project,
+        title, body and the withheld flag (the other fields are left empty)."""
+        ...
+
 
 class ScopeReads(Protocol):
     """What the scope questions read: artifacts by id, deltas, drift, deliveries."""
@@ -313,6 +318,10 @@ class RecordStore(Protocol):
 
     def transaction(self) -> AbstractContextManager[None]:
         """One atomic write: everything inside lands together or not at all."""
+        ...
+
+    def savepoint(self) -> AbstractContextManager[None]:
+        """A part of the open transaction that is undone alone when it raises."""
         ...
 
     def known(self, source: str) -> dict[str, KnownArtifact]:

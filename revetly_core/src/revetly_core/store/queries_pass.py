@@ -72,3 +72,14 @@ class PassQueries:
                 f"SELECT * FROM artifacts WHERE id IN ({marks(part)}) ORDER BY id", tuple(part)
             ):
                 yield row_to_artifact(row)
+
+    def index_documents(self) -> Iterator[Artifact]:
+        """Every held artifact as the keyword index reads it, in id order: id, type, project,
+        title, body and the withheld flag (the other fields are left empty)."""
+        cur = self.conn.cursor()
+        cur.row_factory = None
+        for aid, typ, project, title, body, source, withheld in cur.execute(
+            "SELECT id, type, project, title, body, source, withheld FROM artifacts ORDER BY id"
+        ):
+            yield Artifact(id=aid, type=typ, title=title, source=source, project=project,
+                           body=body, metadata={"withheld": True} if withheld else {})
