@@ -301,7 +301,7 @@ async def bench_async(inst: Path, ids: list[str], queries: list[str],
               f"{r['sdk_client']['over_stdio']['p50_ms']} ms (+{r['sdk_client']['overhead_p50_ms']}), "
               f"line client {r['line_client']['over_stdio']['p50_ms']} ms "
               f"(+{r['line_client']['overhead_p50_ms']})", flush=True)
-    out["memory"] = await measure_memory(inst, ids, queries, args.calls)
+    out["memory"] = (await measure_memory(inst, ids, queries, args.calls)) if args.calls else None
     return out
 
 
@@ -318,9 +318,9 @@ def bench_size(size: int, args: argparse.Namespace, gen: bench_pass.Generator,
                 "get_artifact_overhead_ms": trips["get_artifact"]["sdk_client"]["overhead_p50_ms"],
                 "search_context_overhead_ms":
                     trips["search_context"]["sdk_client"]["overhead_p50_ms"],
-                "rss_growth_pct": out["memory"]["growth_pct"]}
+                "rss_growth_pct": out["memory"]["growth_pct"] if out["memory"] else None}
     out["targets"] = [{"name": k, "value": v, "limit": TARGETS[k], "ok": v <= TARGETS[k]}
-                      for k, v in measured.items()]
+                      for k, v in measured.items() if v is not None]
     out["env"] = bench_pass.env_info()
     args.results_dir.mkdir(parents=True, exist_ok=True)
     path = args.results_dir / f"mcp-{size}.json"
@@ -330,8 +330,9 @@ def bench_size(size: int, args: argparse.Namespace, gen: bench_pass.Generator,
         print(f"[{size}] {t['name']:<28} {t['value']:>9} (limit {t['limit']}) "
               f"{'ok' if t['ok'] else 'MISSED'}")
     mem = out["memory"]
-    print(f"[{size}] RSS MiB after {RSS_FIRST} / at {mem['calls']} calls: {mem['after_first_mb']} / "
-          f"{mem['at_end_mb']} ({mem['growth_pct']:+}%)")
+    if mem:
+        print(f"[{size}] RSS MiB after {RSS_FIRST} / at {mem['calls']} calls: "
+              f"{mem['after_first_mb']} / {mem['at_end_mb']} ({mem['growth_pct']:+}%)")
     return out
 
 
@@ -342,7 +343,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", type=Path, default=BENCH_DIR / ".cache")
     ap.add_argument("--results-dir", type=Path, default=BENCH_DIR / "results")
     ap.add_argument("--regen", action="store_true")
-    ap.add_argument("--calls", type=int, default=10_000, help="mixed calls of the memory run")
+    ap.add_argument("--calls", type=int, default=10_000,
+                    help="mixed calls of the memory run (0: no memory run)")
     ap.add_argument("--starts", type=int, default=7, help="spawn -> initialize runs of each kind")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     # the other bench scripts' options, accepted so `nox -s bench -- ...` can pass the same ones
