@@ -1,30 +1,39 @@
 #!/usr/bin/env python3
-"""Benchmark of the MCP server over a real stdio subprocess on a generated instance.
+"""Benchmark of the MCP server over real stdio subprocesses on a generated instance.
 
-    python bench/bench_mcp.py                 # size 10000
-    python bench/bench_mcp.py --sizes 10000 --calls 1000
+    python bench/bench_mcp.py --cache-dir DIR                 # size 10000, 10,000 mixed calls
+    python bench/bench_mcp.py --sizes 10000 --calls 1000 --starts 7
 
-Instances and their cache are bench_pass.py's (bench/.cache/inst-<size>/), synced as
-bench_reads.py does. Per size it measures, with a plain JSON-RPC line client on the pipes (so
-the numbers are the server's and the pipe's, not a client library's):
+Instances and their cache are bench_pass.py's (<cache-dir>/inst-<size>/), synced as
+bench_reads.py does. Every number is measured side by side in one run, interleaved, so the load
+of a shared machine weighs on both sides of each ratio alike:
 
-- start -> initialize: from spawning `python -m revetly_mcp --instance DIR` to the initialize
-  answer being read (median of START_RUNS fresh processes);
-- get_artifact and search_context round trips (p50/p95, one call at a time, after warm-up);
-- the server's RSS (VmRSS from /proc) after every quarter of CALLS mixed calls.
+- spawn -> initialize answered, with the SDK's own client (stdio_client + ClientSession, the
+  2025-11-25 handshake): `python -m revetly_mcp --instance DIR` beside a bare MCPServer with one
+  tool (the SDK's own floor) and a bare `python -c pass` (the interpreter's), median of --starts;
+- round trips of get_artifact (200 ids) and search_context (50 queries), one call at a time after
+  warm-up, each call made three ways in a row: the core call in this process (Surface.call, what
+  the server's tool body runs), the SDK client over stdio, and a plain JSON-RPC line client on
+  the pipes (the server's and the pipe's share, without the client library's validation);
+- memory: a fresh server, --calls mixed calls through the SDK client (45% get_artifact, 40%
+  search_context, 10% list_backlog, 5% context_health), its VmRSS after the first 100 calls,
+  every 1,000, and at the end.
 
-Writes bench/results/mcp-<size>.json and prints the numbers against the targets.
+The 1-minute load average is recorded with each part. Writes <results-dir>/mcp-<size>.json.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import random
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +42,25 @@ import bench_pass
 import bench_reads
 
 BENCH_DIR = Path(__file__).resolve().parent
-START_RUNS = 5
 QUERY_COUNT = 50
 WARMUP = 5
-TARGETS = {"get_artifact_p50_ms": 25.0, "search_context_p50_ms": 80.0, "start_to_initialize_s": 1.5,
-           "rss_after_calls_mb": 300.0}
+RSS_FIRST = 100
+"""The mixed call after which the memory baseline is read."""
+TARGETS = {"start_to_initialize_s": 0.3, "get_artifact_overhead_ms": 2.0,
+           "search_context_overhead_ms": 2.0, "rss_growth_pct": 10.0}
+"""Issue 18: initialize answered 0.3 s after the spawn; an MCP round trip at most the core call
++ 2 ms (p50 of the per-call differences); RSS at the end within 10% of after the first 100."""
+
+FLOOR_SERVER = """
+from mcp.server.mcpserver import MCPServer
+mcp = MCPServer("floor")
+
+@mcp.tool()
+def echo(text: str) -> str:
+    return text
+
+mcp.run()
+"""
 
 
 class StdioServer:
@@ -103,69 +126,213 @@ def structured(answer: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def served(payload: dict[str, Any]) -> object:
+    """What an answer served: the artifact's id, or the ids of the artifacts found."""
+    return payload.get("artifact_id") or [a.get("artifact_id") for a in payload.get("artifacts", [])]
+
+
+def rss_of(pid: int) -> float:
+    """VmRSS of one process, MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    raise RuntimeError("no VmRSS")
+
+
+def child_pids() -> set[int]:
+    """This process's children (the SDK client spawns the server and keeps its pid to itself)."""
+    out: set[int] = set()
+    for task in Path("/proc/self/task").iterdir():
+        with contextlib.suppress(OSError):
+            out.update(int(p) for p in (task / "children").read_text().split())
+    return out
+
+
+def server_params(inst: Path | None) -> Any:
+    from mcp import StdioServerParameters
+
+    env = {**os.environ, **(bench_pass.child_env() or {})}
+    if inst is None:
+        return StdioServerParameters(command=sys.executable, args=["-c", FLOOR_SERVER], env=env)
+    return StdioServerParameters(command=sys.executable,
+                                 args=["-m", "revetly_mcp", "--instance", str(inst)], env=env)
+
+
+@contextlib.asynccontextmanager
+async def sdk_session(inst: Path | None) -> AsyncIterator[tuple[Any, float, int]]:
+    """(session, seconds from spawn to the initialize answer, server pid) over the SDK's client."""
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    before = child_pids()
+    t0 = time.perf_counter()
+    async with stdio_client(server_params(inst)) as (read, write), \
+            ClientSession(read, write) as session:
+        await session.initialize()
+        elapsed = time.perf_counter() - t0
+        pids = child_pids() - before
+        yield session, elapsed, max(pids) if pids else -1
+
+
+async def sdk_start(inst: Path | None) -> float:
+    async with sdk_session(inst) as (_, elapsed, _pid):
+        return elapsed
+
+
+def interpreter_start() -> float:
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return time.perf_counter() - t0
+
+
+async def measure_starts(inst: Path, runs: int) -> dict[str, Any]:
+    """Spawn -> initialize of revetly-mcp, the SDK's bare server and `python -c pass`, interleaved."""
+    revetly: list[float] = []
+    floor: list[float] = []
+    bare: list[float] = []
+    load = bench_reads.load_avg()
+    for _ in range(runs):
+        revetly.append(await sdk_start(inst))
+        floor.append(await sdk_start(None))
+        bare.append(interpreter_start())
+    med = {k: statistics.median(v) for k, v in (("revetly", revetly), ("sdk_floor", floor),
+                                                ("python", bare))}
+    return {"load_1min": load, "median_s": {k: round(v, 3) for k, v in med.items()},
+            "above_sdk_floor_s": round(med["revetly"] - med["sdk_floor"], 3),
+            "runs_s": {"revetly": [round(s, 3) for s in revetly],
+                       "sdk_floor": [round(s, 3) for s in floor],
+                       "python": [round(s, 3) for s in bare]}}
+
+
+def side_by_side(core: list[float], over: list[float]) -> dict[str, Any]:
+    """p50/p95 of both, and the p50 of the per-call differences (ms)."""
+    diffs = [(o - c) * 1000 for c, o in zip(core, over, strict=True)]
+    return {"core": bench_reads.latency_stats(core), "over_stdio": bench_reads.latency_stats(over),
+            "overhead_p50_ms": round(statistics.median(diffs), 3),
+            "overhead_p95_ms": round(bench_reads.percentile(diffs, 95), 3)}
+
+
+async def over_stdio(session: Any, raw: StdioServer, name: str, arguments: dict[str, Any],
+                     sdk: list[float], line: list[float]) -> tuple[Any, dict[str, Any]]:
+    """One call through the SDK client and one through the line client, each timed."""
+    t0 = time.perf_counter()
+    result = await session.call_tool(name, arguments)
+    sdk.append(time.perf_counter() - t0)
+    sec, answer = raw.call(name, arguments)
+    line.append(sec)
+    return result, answer
+
+
+async def measure_round_trips(inst: Path, ids: list[str], queries: list[str]) -> dict[str, Any]:
+    """Each call three ways in a row: in-process core, the SDK client, the raw line client."""
+    from revetly_core.surface import Surface
+
+    surface = Surface.open(inst)
+    raw = StdioServer(inst)
+    raw.initialize()
+    out: dict[str, Any] = {"load_1min": bench_reads.load_avg()}
+    try:
+        async with sdk_session(inst) as (session, _, _pid):
+            for name, key, values in (("get_artifact", "artifact_id", ids),
+                                      ("search_context", "query", queries)):
+                for v in values:  # every value once, untimed: the pages each read touches
+                    surface.call(name, {key: v})
+                for v in values[:WARMUP]:
+                    await session.call_tool(name, {key: v})
+                    raw.call(name, {key: v})
+                core: list[float] = []
+                sdk: list[float] = []
+                line: list[float] = []
+                mismatched = 0
+                for i, v in enumerate(values):
+                    if i % 2:  # every other call the core call goes last, so order weighs evenly
+                        result, answer = await over_stdio(session, raw, name, {key: v}, sdk, line)
+                    t0 = time.perf_counter()
+                    expected = surface.call(name, {key: v})
+                    core.append(time.perf_counter() - t0)
+                    if not i % 2:
+                        result, answer = await over_stdio(session, raw, name, {key: v}, sdk, line)
+                    mismatched += (served(result.structured_content or {}) != served(expected)
+                                   or served(structured(answer)) != served(expected))
+                out[name] = {"sdk_client": side_by_side(core, sdk),
+                             "line_client": side_by_side(core, line), "mismatched": mismatched}
+    finally:
+        raw.close()
+    out["load_1min_after"] = bench_reads.load_avg()
+    return out
+
+
+async def measure_memory(inst: Path, ids: list[str], queries: list[str], calls: int) -> dict[str, Any]:
+    """A fresh server's VmRSS after the first RSS_FIRST mixed calls, every 1,000, and at the end."""
+    rng = random.Random(7)
+    samples: dict[int, float] = {}
+    load = bench_reads.load_avg()
+    t0 = time.perf_counter()
+    async with sdk_session(inst) as (session, _, pid):
+        samples[0] = rss_of(pid)
+        for i in range(1, calls + 1):
+            pick = rng.random()
+            if pick < 0.45:
+                await session.call_tool("get_artifact", {"artifact_id": rng.choice(ids)})
+            elif pick < 0.85:
+                await session.call_tool("search_context", {"query": rng.choice(queries)})
+            elif pick < 0.95:
+                await session.call_tool("list_backlog", {"limit": 50})
+            else:
+                await session.call_tool("context_health", {})
+            if i in (RSS_FIRST, calls) or i % 1000 == 0:
+                samples[i] = rss_of(pid)
+    first = samples[min(RSS_FIRST, calls)]
+    last = samples[calls]
+    return {"calls": calls, "load_1min": load, "load_1min_after": bench_reads.load_avg(),
+            "wall_s": round(time.perf_counter() - t0, 1), "rss_mb": samples,
+            "after_first_mb": first, "at_end_mb": last,
+            "growth_pct": round((last - first) / first * 100, 1)}
+
+
+async def bench_async(inst: Path, ids: list[str], queries: list[str],
+                      args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {"start_to_initialize": await measure_starts(inst, args.starts)}
+    print(f"  start: {out['start_to_initialize']['median_s']}", flush=True)
+    out["round_trips"] = await measure_round_trips(inst, ids, queries)
+    for name in ("get_artifact", "search_context"):
+        r = out["round_trips"][name]
+        print(f"  {name}: core p50 {r['sdk_client']['core']['p50_ms']} ms, sdk client "
+              f"{r['sdk_client']['over_stdio']['p50_ms']} ms (+{r['sdk_client']['overhead_p50_ms']}), "
+              f"line client {r['line_client']['over_stdio']['p50_ms']} ms "
+              f"(+{r['line_client']['overhead_p50_ms']})", flush=True)
+    out["memory"] = (await measure_memory(inst, ids, queries, args.calls)) if args.calls else None
+    return out
+
+
 def bench_size(size: int, args: argparse.Namespace, gen: bench_pass.Generator,
                queries: list[str]) -> dict[str, Any]:
+    import anyio
+
     inst, meta, _ = bench_reads.ensure_synced(size, args, gen)
     ids, _ = bench_reads.sample_ids(inst, size)
-    starts = []
-    for _ in range(START_RUNS):
-        server = StdioServer(inst)
-        starts.append(server.initialize())
-        server.close()
-    server = StdioServer(inst)
-    server.initialize()
     out: dict[str, Any] = {"size": size, "instance_head": meta["head"],
-                           "start_to_initialize_s": {"median": round(statistics.median(starts), 3),
-                                                     "runs": [round(s, 3) for s in starts]}}
-    for aid in ids[:WARMUP]:
-        server.call("get_artifact", {"artifact_id": aid})
-    times, wrong = [], 0
-    for aid in ids:
-        sec, answer = server.call("get_artifact", {"artifact_id": aid})
-        times.append(sec)
-        wrong += structured(answer).get("artifact_id") != aid
-    out["get_artifact"] = {**bench_reads.latency_stats(times), "mismatched": wrong}
-    for q in queries[:WARMUP]:
-        server.call("search_context", {"query": q})
-    times, empty = [], 0
-    for q in queries:
-        sec, answer = server.call("search_context", {"query": q})
-        times.append(sec)
-        empty += not structured(answer).get("artifacts")
-    out["search_context"] = {**bench_reads.latency_stats(times), "queries_without_artifacts": empty}
-    rng = random.Random(7)
-    rss = [server.rss_mb()]
-    quarter = max(args.calls // 4, 1)
-    for i in range(1, args.calls + 1):
-        pick = rng.random()
-        if pick < 0.45:
-            server.call("get_artifact", {"artifact_id": rng.choice(ids)})
-        elif pick < 0.85:
-            server.call("search_context", {"query": rng.choice(queries)})
-        elif pick < 0.95:
-            server.call("list_backlog", {"limit": 50})
-        else:
-            server.call("context_health", {})
-        if i % quarter == 0:
-            rss.append(server.rss_mb())
-    server.close()
-    out["rss_mb"] = {"before_mixed": rss[0], "per_quarter": rss[1:], "calls": args.calls,
-                     "growth_last_half_mb": round(rss[-1] - rss[len(rss) // 2], 1)}
-    measured = {"get_artifact_p50_ms": out["get_artifact"]["p50_ms"],
-                "search_context_p50_ms": out["search_context"]["p50_ms"],
-                "start_to_initialize_s": out["start_to_initialize_s"]["median"],
-                "rss_after_calls_mb": rss[-1]}
+                           **anyio.run(bench_async, inst, ids, queries, args)}
+    trips = out["round_trips"]
+    measured = {"start_to_initialize_s": out["start_to_initialize"]["median_s"]["revetly"],
+                "get_artifact_overhead_ms": trips["get_artifact"]["sdk_client"]["overhead_p50_ms"],
+                "search_context_overhead_ms":
+                    trips["search_context"]["sdk_client"]["overhead_p50_ms"],
+                "rss_growth_pct": out["memory"]["growth_pct"] if out["memory"] else None}
     out["targets"] = [{"name": k, "value": v, "limit": TARGETS[k], "ok": v <= TARGETS[k]}
-                      for k, v in measured.items()]
+                      for k, v in measured.items() if v is not None]
     out["env"] = bench_pass.env_info()
     args.results_dir.mkdir(parents=True, exist_ok=True)
     path = args.results_dir / f"mcp-{size}.json"
     path.write_text(json.dumps(out, indent=1) + "\n")
     print(f"[{size}] wrote {path}")
     for t in out["targets"]:
-        print(f"[{size}] {t['name']:<24} {t['value']:>9} (limit {t['limit']}) "
+        print(f"[{size}] {t['name']:<28} {t['value']:>9} (limit {t['limit']}) "
               f"{'ok' if t['ok'] else 'MISSED'}")
-    print(f"[{size}] RSS MiB before/per quarter: {rss[0]} / {rss[1:]}")
+    mem = out["memory"]
+    if mem:
+        print(f"[{size}] RSS MiB after {RSS_FIRST} / at {mem['calls']} calls: "
+              f"{mem['after_first_mb']} / {mem['at_end_mb']} ({mem['growth_pct']:+}%)")
     return out
 
 
@@ -176,7 +343,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", type=Path, default=BENCH_DIR / ".cache")
     ap.add_argument("--results-dir", type=Path, default=BENCH_DIR / "results")
     ap.add_argument("--regen", action="store_true")
-    ap.add_argument("--calls", type=int, default=1000, help="mixed calls before the RSS reading")
+    ap.add_argument("--calls", type=int, default=10_000,
+                    help="mixed calls of the memory run (0: no memory run)")
+    ap.add_argument("--starts", type=int, default=7, help="spawn -> initialize runs of each kind")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     # the other bench scripts' options, accepted so `nox -s bench -- ...` can pass the same ones
     ap.add_argument("--status-runs", type=int, help=argparse.SUPPRESS)

@@ -1,65 +1,33 @@
-"""revetly.toml: the instance's declared configuration, validated at the boundary."""
+"""revetly.toml: the instance's declared configuration, as frozen dataclasses.
+
+The file is validated at the boundary by the pydantic models of `config_schema`, and the
+validated values are copied into the dataclasses below, which every consumer reads. An unchanged
+file is not validated again: `load_config` reuses the settings `config_cache` kept for the same
+bytes, so opening an engine imports no pydantic (decisions/0025).
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
-import re
-import tomllib
+import json
+import math
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from typing import Any, ClassVar, Literal
 
 from revetly_core.embedding.settings import EmbeddingSection
 from revetly_core.ids import DEFAULT_FAMILIES
-from revetly_core.model import ARTIFACT_TYPES, DEFAULT_PARENTS, WORK_ITEM_STATUSES, WORK_ITEM_TYPES
+from revetly_core.model import DEFAULT_PARENTS
 from revetly_core.refusal import Refusal
 
 CONFIG_FILE = "revetly.toml"
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+MAX_CONFIG_BYTES = 1_048_576
+"""The longest revetly.toml read (a longer one is refused before it is read whole)."""
 
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class InstanceSection(_Strict):
-    name: str = "revetly"
-    default_project: str | None = None
-
-
-class ProjectConfig(_Strict):
-    imports: list[str] = Field(default_factory=list)
-    paths: list[str] = Field(default_factory=list)
-    """Folders of the instance repo whose artifacts belong to this project (empty: the default)."""
-
-
-class RepositoryConnector(_Strict):
-    paths: list[str] = Field(default_factory=lambda: ["backlog", "notes", "records"])
-    max_file_bytes: int = Field(default=1_000_000, gt=0)
-
-    @field_validator("paths")
-    @classmethod
-    def _relative(cls, value: list[str]) -> list[str]:
-        for p in value:
-            if Path(p).is_absolute() or ".." in Path(p).parts:
-                raise ValueError(f"{p!r} must be a folder inside the instance repository")
-        return value
-
-
-class CommitsConnector(_Strict):
-    name: str
-    path: str
-    since: dt.date | None = None
-    project: str | None = None
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not _NAME.match(value):
-            raise ValueError("use letters, digits, '.', '_' or '-'")
-        return value
-
+RANKING_SIGNALS = ("exact-id", "recency", "provenance", "link-count", "kind", "superseded")
+RANKING_LEGS = ("feedback", "semantic")
+"""[ranking] also sets the share of each optional leg (0 switches the leg off)."""
 
 DEFAULT_BACKLOG_MD_STATUSES: dict[str, str] = {
     "To Do": "ready",
@@ -68,8 +36,48 @@ DEFAULT_BACKLOG_MD_STATUSES: dict[str, str] = {
 }
 """Backlog.md status -> Revetly work item status, before a source's own `statuses` table."""
 
+WorkItemType = Literal["epic", "feature", "story", "task", "bug"]
 
-class _SourceRepo(_Strict):
+
+def _date(value: dt.date | str | None) -> dt.date | None:
+    if value is None or isinstance(value, dt.date):
+        return value
+    return dt.date.fromisoformat(value)
+
+
+@dataclass(frozen=True)
+class InstanceSection:
+    name: str = "revetly"
+    default_project: str | None = None
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    imports: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    """Folders of the instance repo whose artifacts belong to this project (empty: the default)."""
+
+
+@dataclass(frozen=True)
+class RepositoryConnector:
+    paths: list[str] = field(default_factory=lambda: ["backlog", "notes", "records"])
+    max_file_bytes: int = 1_000_000
+
+
+@dataclass(frozen=True)
+class CommitsConnector:
+    name: str
+    path: str
+    since: dt.date | None = None
+    project: str | None = None
+
+    def __post_init__(self) -> None:
+        """`since` given as ISO text (as a caller or the cache writes it) is held as a date."""
+        object.__setattr__(self, "since", _date(self.since))
+
+
+@dataclass(frozen=True)
+class SourceRepoSettings:
     """What every source read from another git repository declares: a name and a path."""
 
     name: str
@@ -78,39 +86,13 @@ class _SourceRepo(_Strict):
     """The folder inside the repository (found by convention when unset)."""
     project: str | None = None
 
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not _NAME.match(value):
-            raise ValueError("use letters, digits, '.', '_' or '-'")
-        return value
-
-    @field_validator("folder")
-    @classmethod
-    def _inside(cls, value: str | None) -> str | None:
-        if value is not None and (Path(value).is_absolute() or ".." in Path(value).parts):
-            raise ValueError(f"{value!r} must be a folder inside the repository")
-        return value
-
     def prefixes(self) -> dict[str, str]:
         """Setting name -> the id family it declares (checked against [ids.families])."""
         return {}
 
 
-_PREFIX = re.compile(r"^[A-Z][A-Z0-9]*$")
-
-
-def _prefix(value: str) -> str:
-    if not _PREFIX.match(value):
-        raise ValueError(f"{value!r} must be upper-case letters and digits (an id family)")
-    return value
-
-
-SourceRepoSettings = _SourceRepo
-"""The settings every in-place folder source shares (name, path, folder, project)."""
-
-
-class BacklogMdConnector(_SourceRepo):
+@dataclass(frozen=True)
+class BacklogMdConnector(SourceRepoSettings):
     """A Backlog.md project folder inside a git repository, read in place."""
 
     task_prefix: str = "TASK"
@@ -118,36 +100,16 @@ class BacklogMdConnector(_SourceRepo):
     decision_prefix: str = "DECISION"
     doc_prefix: str = "DOC"
     milestone_prefix: str = "M"
-    aliases: list[str] = Field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)
     """Other words commit messages and prose use for the task prefix (``TASK`` for ``BACK``)."""
-    legacy_families: list[str] = Field(default_factory=list)
+    legacy_families: list[str] = field(default_factory=list)
     """Declared families a task file name may carry after the task prefix: with ``EPIC``,
     ``task-epic-11.2 - Title.md`` reads as EPIC-11.2 (old notes kept without frontmatter)."""
-    task_type: Literal["epic", "feature", "story", "task", "bug"] = "task"
-    milestone_type: Literal["epic", "feature", "story", "task", "bug"] = "epic"
-    statuses: dict[str, str] = Field(default_factory=dict)
+    task_type: WorkItemType = "task"
+    milestone_type: WorkItemType = "epic"
+    statuses: dict[str, str] = field(default_factory=dict)
     """Backlog.md status -> Revetly status, over the defaults (To Do, In Progress, Done)."""
-    max_file_bytes: int = Field(default=1_000_000, gt=0)
-
-    @field_validator("task_prefix", "draft_prefix", "decision_prefix", "doc_prefix",
-                     "milestone_prefix")
-    @classmethod
-    def _prefixes(cls, value: str) -> str:
-        return _prefix(value)
-
-    @field_validator("aliases", "legacy_families")
-    @classmethod
-    def _aliases(cls, value: list[str]) -> list[str]:
-        return [_prefix(v) for v in value]
-
-    @field_validator("statuses")
-    @classmethod
-    def _statuses(cls, value: dict[str, str]) -> dict[str, str]:
-        for written, status in value.items():
-            if status not in WORK_ITEM_STATUSES:
-                raise ValueError(f"{written!r} maps to {status!r}, not a work item status "
-                                 f"({', '.join(WORK_ITEM_STATUSES)})")
-        return value
+    max_file_bytes: int = 1_000_000
 
     def prefixes(self) -> dict[str, str]:
         return {"task_prefix": self.task_prefix, "draft_prefix": self.draft_prefix,
@@ -161,81 +123,65 @@ class BacklogMdConnector(_SourceRepo):
         return table
 
 
-class AdrConnector(_SourceRepo):
+@dataclass(frozen=True)
+class AdrConnector(SourceRepoSettings):
     """An architecture-decision folder (MADR or adr-tools) inside a git repository."""
 
     prefix: str = "ADR"
-    max_file_bytes: int = Field(default=1_000_000, gt=0)
-
-    @field_validator("prefix")
-    @classmethod
-    def _prefix(cls, value: str) -> str:
-        return _prefix(value)
+    max_file_bytes: int = 1_000_000
 
     def prefixes(self) -> dict[str, str]:
         return {"prefix": self.prefix}
 
 
-class ConnectorsSection(_Strict):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
-
-    repository: RepositoryConnector = Field(default_factory=RepositoryConnector)
-    commits: list[CommitsConnector] = Field(default_factory=list)
-    backlog_md: list[BacklogMdConnector] = Field(default_factory=list, alias="backlog-md")
-    adr: list[AdrConnector] = Field(default_factory=list)
-
-
-class IdsSection(_Strict):
-    families: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_FAMILIES))
-
-    @field_validator("families")
-    @classmethod
-    def _families(cls, value: dict[str, str]) -> dict[str, str]:
-        for prefix, typ in value.items():
-            if not re.fullmatch(r"[A-Z][A-Z0-9]*", prefix):
-                raise ValueError(f"family {prefix!r} must be upper-case letters and digits")
-            if typ not in ARTIFACT_TYPES:
-                raise ValueError(f"family {prefix!r} names unknown type {typ!r}")
-        return value
+@dataclass(frozen=True)
+class ConnectorsSection:
+    repository: RepositoryConnector = field(default_factory=RepositoryConnector)
+    commits: list[CommitsConnector] = field(default_factory=list)
+    backlog_md: list[BacklogMdConnector] = field(default_factory=list)
+    """Written `[[connectors.backlog-md]]` in the file."""
+    adr: list[AdrConnector] = field(default_factory=list)
 
 
-class BacklogSection(_Strict):
-    parents: dict[str, list[str]] = Field(
+@dataclass(frozen=True)
+class IdsSection:
+    families: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_FAMILIES))
+
+
+@dataclass(frozen=True)
+class BacklogSection:
+    parents: dict[str, list[str]] = field(
         default_factory=lambda: {k: list(v) for k, v in DEFAULT_PARENTS.items()}
     )
 
-    @field_validator("parents")
-    @classmethod
-    def _parents(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
-        for child, parents in value.items():
-            for t in (child, *parents):
-                if t not in WORK_ITEM_TYPES:
-                    raise ValueError(f"{t!r} is not a work item type ({', '.join(WORK_ITEM_TYPES)})")
-        return value
+
+@dataclass(frozen=True)
+class ExtractionSection:
+    aliases: dict[str, list[str]] = field(default_factory=dict)
 
 
-class ExtractionSection(_Strict):
-    aliases: dict[str, list[str]] = Field(default_factory=dict)
+@dataclass(frozen=True)
+class ReadSection:
+    budget: int = 32_768
 
 
-class ReadSection(_Strict):
-    budget: int = Field(default=32_768, ge=1_024)
-
-
-class IndexSection(_Strict):
+@dataclass(frozen=True)
+class IndexSection:
     backend: Literal["fts5", "whoosh"] = "fts5"
 
 
-class GrantsSection(_Strict):
+@dataclass(frozen=True)
+class GrantsSection:
     """[auth.grants]: which projects a token's claim values reach (no section narrows nothing)."""
 
     claim: str = "groups"
     """The token claim read (a string or a list of strings)."""
-    values: dict[str, list[str]] = Field(default_factory=dict)
+    values: dict[str, list[str]] = field(default_factory=dict)
     """Claim value -> the projects it reaches."""
 
 
-class AuthSection(_Strict):
+@dataclass(frozen=True)
+class AuthSection:
     """[auth]: who may approve what (the writes' approver floor reads approver_may_draft), and
     the verifier a served endpoint checks every bearer token with (revetly_core.auth)."""
 
@@ -251,104 +197,48 @@ class AuthSection(_Strict):
     introspection_client_id: str | None = None
     introspection_secret_env: str = "REVETLY_INTROSPECTION_SECRET"
     """The environment variable holding the introspection client's secret (never in the file)."""
-    scopes: list[str] = Field(default_factory=list)
+    scopes: list[str] = field(default_factory=list)
     """Scopes a token must carry (and the document's scopes_supported)."""
     audit_log: str | None = None
     """The append-only file a served endpoint writes one audit line per call to."""
     grants: GrantsSection | None = None
 
-    @field_validator("issuer", "jwks_uri", "introspection_url")
-    @classmethod
-    def _http_url(cls, value: str | None) -> str | None:
-        if value is not None and not re.match(r"^https?://[^/\s]+", value):
-            raise ValueError(f"{value!r} must be an http(s) URL")
-        return value
 
-
-class ServedSection(_Strict):
+@dataclass(frozen=True)
+class ServedSection:
     """[served]: the Streamable HTTP endpoint (`revetly serve --http`)."""
 
     host: str = "127.0.0.1"
-    port: int = Field(default=8765, ge=0, le=65535)
+    port: int = 8765
     path: str = "/mcp"
     public_url: str | None = None
     """The address clients reach when a proxy stands in front (the resource tokens are for)."""
-    allowed_origins: list[str] = Field(default_factory=list)
+    allowed_origins: list[str] = field(default_factory=list)
     """Origins a client running in a page may call from (checked on every request)."""
     read_only: bool = False
     """Serve every read and refuse every write by name."""
 
-    @field_validator("path")
-    @classmethod
-    def _path(cls, value: str) -> str:
-        if not re.fullmatch(r"/[A-Za-z0-9._~/-]*", value) or (value.endswith("/") and value != "/"):
-            raise ValueError(f"{value!r} must be an absolute path like /mcp, without a trailing /")
-        return value
 
-    @field_validator("public_url")
-    @classmethod
-    def _public(cls, value: str | None) -> str | None:
-        if value is not None and not re.match(r"^https?://[^/\s]+", value):
-            raise ValueError(f"{value!r} must be an http(s) URL")
-        return value
-
-
-RANKING_SIGNALS = ("exact-id", "recency", "provenance", "link-count", "kind", "superseded")
-RANKING_LEGS = ("feedback", "semantic")
-"""[ranking] also sets the share of each optional leg (0 switches the leg off)."""
-
-
-class Config(_Strict):
+@dataclass(frozen=True)
+class Config:
     """The whole of revetly.toml. Unknown keys are refused, so a typo is never ignored."""
 
-    instance: InstanceSection = Field(default_factory=InstanceSection)
-    projects: dict[str, ProjectConfig] = Field(default_factory=dict)
-    connectors: ConnectorsSection = Field(default_factory=ConnectorsSection)
-    ids: IdsSection = Field(default_factory=IdsSection)
-    backlog: BacklogSection = Field(default_factory=BacklogSection)
-    extraction: ExtractionSection = Field(default_factory=ExtractionSection)
-    ranking: dict[str, float] = Field(default_factory=dict)
-    read: ReadSection = Field(default_factory=ReadSection)
-    index: IndexSection = Field(default_factory=IndexSection)
-    auth: AuthSection = Field(default_factory=AuthSection)
-    served: ServedSection = Field(default_factory=ServedSection)
+    instance: InstanceSection = field(default_factory=InstanceSection)
+    projects: dict[str, ProjectConfig] = field(default_factory=dict)
+    connectors: ConnectorsSection = field(default_factory=ConnectorsSection)
+    ids: IdsSection = field(default_factory=IdsSection)
+    backlog: BacklogSection = field(default_factory=BacklogSection)
+    extraction: ExtractionSection = field(default_factory=ExtractionSection)
+    ranking: dict[str, float] = field(default_factory=dict)
+    read: ReadSection = field(default_factory=ReadSection)
+    index: IndexSection = field(default_factory=IndexSection)
+    auth: AuthSection = field(default_factory=AuthSection)
+    served: ServedSection = field(default_factory=ServedSection)
     embedding: EmbeddingSection | None = None
     """[embedding]: the semantic leg's provider; absent (or provider = "none") is lite."""
 
-    @field_validator("ranking")
-    @classmethod
-    def _ranking(cls, value: dict[str, float]) -> dict[str, float]:
-        for name, weight in value.items():
-            if name not in RANKING_SIGNALS + RANKING_LEGS:
-                raise ValueError(f"unknown signal {name!r} (signals: {', '.join(RANKING_SIGNALS)}; "
-                                 f"legs: {', '.join(RANKING_LEGS)})")
-            if weight < 0:
-                raise ValueError(f"signal {name!r} needs a weight ≥ 0")
-        return value
-
-    @model_validator(mode="after")
-    def _cross(self) -> Config:
-        names = set(self.projects)
-        for name, project in self.projects.items():
-            if not _NAME.match(name):
-                raise ValueError(f"projects.{name}: use letters, digits, '.', '_' or '-', "
-                                 "starting with a letter or digit")
-            for imp in project.imports:
-                if imp not in names:
-                    raise ValueError(f"projects.{name}.imports: names unknown project {imp!r}")
-        default = self.instance.default_project
-        if default is not None and names and default not in names:
-            raise ValueError(f"instance.default_project: {default!r} is not under [projects]")
-        seen: set[str] = set()
-        for i, c in enumerate(self.connectors.commits):
-            if c.name in seen:
-                raise ValueError(f"connectors.commits.{i}.name: two repositories are named "
-                                 f"{c.name!r}")
-            seen.add(c.name)
-            if c.project is not None and names and c.project not in names:
-                raise ValueError(f"connectors.commits.{i}.project: unknown project {c.project!r}")
-        _check_sources(self, names)
-        return self
+    model_fields: ClassVar[dict[str, dataclasses.Field[Any]]]
+    """The top-level setting names (pydantic's spelling, kept for callers that read it)."""
 
     @property
     def id_aliases(self) -> dict[str, str]:
@@ -384,70 +274,138 @@ class Config(_Strict):
                     best, best_len = name, len(prefix)
         return best
 
+    def model_dump_json(self) -> str:
+        """The settings as compact JSON, byte for byte what the schema model dumps (the read
+        pass's config fingerprint is a digest of it)."""
+        return compact_json(settings_of(self))
 
-def _check_sources(config: Config, names: set[str]) -> None:
-    """Rules across sections for backlog-md and adr sources; each names its setting."""
-    families = config.ids.families
-    seen: dict[str, str] = {}
-    for kind, sources in (("backlog-md", config.connectors.backlog_md),
-                          ("adr", config.connectors.adr)):
-        for i, src in enumerate(sources):
-            where = f"connectors.{kind}.{i}"
-            if src.name in seen:
-                raise ValueError(f"{where}.name: {src.name!r} already names another source "
-                                 f"({seen[src.name]})")
-            seen[src.name] = kind
-            if src.project is not None and names and src.project not in names:
-                raise ValueError(f"{where}.project: unknown project {src.project!r}")
-            for setting, family in src.prefixes().items():
-                if family not in families:
-                    raise ValueError(f"{where}.{setting}: family {family!r} is not declared "
-                                     "under [ids.families]")
-            for legacy in getattr(src, "legacy_families", []):
-                if legacy not in families:
-                    raise ValueError(f"{where}.legacy_families: family {legacy!r} is not "
-                                     "declared under [ids.families]")
-            for alias in getattr(src, "aliases", []):
-                if alias in families:
-                    raise ValueError(f"{where}.aliases: {alias!r} is a declared family, so it "
-                                     "cannot also spell another one")
+    def model_copy(self, *, update: dict[str, Any] | None = None) -> Config:
+        """The same settings with some top-level ones replaced (not validated again)."""
+        return dataclasses.replace(self, **(update or {}))
 
 
-def _setting_of(loc: tuple[int | str, ...]) -> str:
-    return ".".join(str(p) for p in loc) or "(root)"
+Config.model_fields = {f.name: f for f in dataclasses.fields(Config)}
+
+
+# -- the validated values into the dataclasses, and back ------------------------------------------
+
+_NESTED: dict[type, dict[str, tuple[str, type]]] = {
+    Config: {"instance": ("one", InstanceSection), "projects": ("map", ProjectConfig),
+             "connectors": ("one", ConnectorsSection), "ids": ("one", IdsSection),
+             "backlog": ("one", BacklogSection), "extraction": ("one", ExtractionSection),
+             "read": ("one", ReadSection), "index": ("one", IndexSection),
+             "auth": ("one", AuthSection), "served": ("one", ServedSection),
+             "embedding": ("one", EmbeddingSection)},
+    ConnectorsSection: {"repository": ("one", RepositoryConnector),
+                        "commits": ("list", CommitsConnector),
+                        "backlog_md": ("list", BacklogMdConnector), "adr": ("list", AdrConnector)},
+    AuthSection: {"grants": ("one", GrantsSection)},
+}
+"""Fields holding other sections: how (one, a list, a name -> section map) and of which class."""
+
+
+def build_settings(cls: type[Any], values: dict[str, Any]) -> Any:
+    """A settings dataclass from validated values (the schema's dump or the cache's JSON);
+    a value that does not fit raises KeyError, TypeError or ValueError."""
+    nested = _NESTED.get(cls, {})
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        value = values[f.name]
+        how, inner = nested.get(f.name, ("value", object))
+        if value is None or how == "value":
+            kwargs[f.name] = value
+        elif how == "one":
+            kwargs[f.name] = build_settings(inner, value)
+        elif how == "list":
+            kwargs[f.name] = [build_settings(inner, v) for v in value]
+        else:
+            kwargs[f.name] = {k: build_settings(inner, v) for k, v in value.items()}
+    if len(values) != len(kwargs):
+        raise KeyError(f"{cls.__name__}: unexpected settings {sorted(set(values) - set(kwargs))}")
+    return cls(**kwargs)
+
+
+def settings_of(config: Config) -> dict[str, Any]:
+    """The settings as plain values, in declaration order (dates as ISO strings)."""
+    plain: dict[str, Any] = _plain(dataclasses.asdict(config))
+    return plain
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return value
+
+
+def compact_json(value: Any) -> str:
+    """JSON as pydantic writes it: no spaces, UTF-8 kept, infinities and NaN as null, floats as
+    Python writes them except that exponent -5 is spelled out (0.00001) and a negative exponent
+    is not zero-padded (1e-6)."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{json.dumps(k, ensure_ascii=False)}:{compact_json(v)}"
+                              for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(compact_json(v) for v in value) + "]"
+    if isinstance(value, float):
+        return _float_json(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _float_json(value: float) -> str:
+    if not math.isfinite(value):
+        return "null"
+    text = repr(value)
+    if "e-" not in text:
+        return text
+    mantissa, exponent = text.split("e-")
+    sign, digits = ("-", mantissa[1:]) if mantissa.startswith("-") else ("", mantissa)
+    if int(exponent) == 5:
+        return f"{sign}0.0000{digits.replace('.', '')}"
+    return f"{mantissa}e-{int(exponent)}"
+
+
+# -- reading the file ---------------------------------------------------------------------------
 
 
 def parse_config(data: dict[str, Any], origin: str = CONFIG_FILE) -> Config:
     """Validate a parsed revetly.toml; a bad setting is refused naming it and the fix."""
-    try:
-        return Config.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        setting = _setting_of(err["loc"])
-        msg = err["msg"].removeprefix("Value error, ")
-        if not err["loc"] and ": " in msg:  # a rule across sections names its setting first
-            setting, msg = msg.split(": ", 1)
-        if err["type"] == "extra_forbidden":
-            fix = f"remove or rename {setting!r}; see docs/configuration.md for the settings"
-        else:
-            fix = f"correct {setting!r} in {origin}; see docs/configuration.md"
-        raise Refusal(
-            "refused", f"{origin}: {setting}: {msg}", fix, {"setting": setting}
-        ) from None
+    from revetly_core.config_schema import validated_settings
+
+    built: Config = build_settings(Config, validated_settings(data, origin))
+    return built
 
 
-def load_config(instance_root: Path) -> Config:
-    """Read and validate the instance's revetly.toml."""
+def read_config_bytes(instance_root: Path) -> bytes:
+    """The bytes of the instance's revetly.toml, bounded before they are read."""
     path = instance_root / CONFIG_FILE
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
         raise Refusal(
             "no-instance",
             f"{instance_root} has no {CONFIG_FILE}",
             "run `revetly init PATH` or point --instance at an instance",
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise Refusal("refused", f"cannot read {path}: {exc}", "check the file") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise Refusal("refused", f"cannot read {path}: longer than {MAX_CONFIG_BYTES} bytes",
+                      "check the file")
+    return raw
+
+
+def config_from_bytes(raw: bytes, path: Path) -> Config:
+    """Decode, parse and validate revetly.toml's bytes (text-mode newlines, as a text read)."""
+    import tomllib
+
+    try:
+        text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as exc:
         raise Refusal("refused", f"cannot read {path}: {exc}", "check the file") from None
     try:
         data = tomllib.loads(text)
@@ -457,3 +415,16 @@ def load_config(instance_root: Path) -> Config:
             {"setting": "(file)"},
         ) from None
     return parse_config(data)
+
+
+def load_config(instance_root: Path) -> Config:
+    """Read the instance's revetly.toml: the cached settings when its bytes are unchanged,
+    else validated (and cached for the next read)."""
+    from revetly_core.config_cache import cached_config, remember_config
+
+    raw = read_config_bytes(instance_root)
+    config = cached_config(instance_root, raw)
+    if config is None:
+        config = config_from_bytes(raw, instance_root / CONFIG_FILE)
+        remember_config(instance_root, raw, config)
+    return config

@@ -28,15 +28,16 @@ class RefusalEnvelope(BaseModel):
 
 
 def answer_or_refusal(tool: str) -> type[RootModel[Any]]:
-    """The output model of one tool: its typed answer, or the refusal envelope (root object)."""
+    """The output model of one tool: its typed answer, or the refusal envelope (root object).
+    Declared with a `root` annotation rather than as a subclass of ``RootModel[union]``, so
+    pydantic builds the union's schema once, not also for that parametrized intermediate."""
     title = "".join(part.capitalize() for part in tool.split("_")) + "OrRefusal"
     union = ANSWER_TYPES[tool] | RefusalEnvelope
-
-    class Output(RootModel[union]):  # type: ignore[valid-type]
-        model_config = ConfigDict(json_schema_extra={"type": "object"})
-
-    Output.__name__ = Output.__qualname__ = title
-    return Output
+    namespace = {"__annotations__": {"root": union}, "__module__": __name__,
+                 "__qualname__": title,
+                 "model_config": ConfigDict(json_schema_extra={"type": "object"})}
+    output: type[RootModel[Any]] = type(title, (RootModel,), namespace)
+    return output
 
 
 def payload_text(payload: dict[str, Any]) -> str:

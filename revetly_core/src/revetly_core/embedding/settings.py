@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
 
 ProviderName = Literal["none", "local", "openai-compatible"]
 
 
-class EmbeddingSection(BaseModel):
-    """The declared provider; whether it resolves is checked by `resolve.provider_refusal`."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
+@dataclass(frozen=True)
+class EmbeddingSection:
+    """The declared provider; whether it resolves is checked by `resolve.provider_refusal`
+    (the file's values are validated by `revetly_core.config_schema`)."""
 
     provider: ProviderName = "none"
     """none: the lite instance; local: the model shipped in a package; openai-compatible: an
@@ -23,8 +22,8 @@ class EmbeddingSection(BaseModel):
     """openai-compatible: the base URL, e.g. http://127.0.0.1:11434/v1."""
     token_env: str | None = None
     """openai-compatible: the environment variable holding the bearer token (never the file)."""
-    timeout_seconds: float = Field(default=10.0, gt=0, le=120)
-    """openai-compatible: how long one request may take."""
+    timeout_seconds: float = 10.0
+    """openai-compatible: how long one request may take (0 < s ≤ 120)."""
 
 
 def declared(section: EmbeddingSection | None) -> bool:
