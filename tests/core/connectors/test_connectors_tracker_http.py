@@ -146,3 +146,10 @@ def test_a_refusal_names_the_apis_message_and_the_token_hint() -> None:
     assert refusal_detail(401, b'{"message": "Bad credentials"}') == (
         "the server answered 401: Bad credentials (check the token and its scopes)")
     assert refusal_detail(410, b"gone") == "the server answered 410"
+
+
+def test_the_read_reports_progress_per_page(fake: FakeGitHub) -> None:
+    seen: list[tuple[str, int, int]] = []
+    _connector(fake, []).read({}, {}, full=True, now="t",
+                              progress=lambda phase, done, total: seen.append((phase, done, total)))
+    assert seen == [("read github/app", 100, 0), ("read github/app", 150, 0)]

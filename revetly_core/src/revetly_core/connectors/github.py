@@ -18,7 +18,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from revetly_core.config import Config
@@ -236,7 +236,6 @@ class _Listing:
     not_modified: bool = False
     stop: TrackerStop | None = None
     pages: int = 0
-    items: list[tuple[int, Any]] = field(default_factory=list)
 
 
 class GitHubConnector:
