@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from revetly_core.refusal import Refusal
 
 from revetly_core import Engine
 from tests.core.connectors.github_instance import TOKEN, TOKEN_ENV, github_instance
@@ -67,9 +68,9 @@ def test_issues_land_with_their_ids_types_and_statuses(synced: tuple[Engine, Fak
 
 def test_a_pull_request_is_skipped(synced: tuple[Engine, FakeGitHub]) -> None:
     engine, _ = synced
-    with pytest.raises(Exception) as exc:
+    with pytest.raises(Refusal) as exc:
         engine.get_artifact("GH-7")
-    assert getattr(exc.value, "code", None) == "not-found"
+    assert exc.value.code == "not-found"
 
 
 def test_the_parent_and_closing_references_are_declared_links(
