@@ -134,6 +134,34 @@ class AdrConnector(SourceRepoSettings):
         return {"prefix": self.prefix}
 
 
+# -- [[connectors.github]] (issue 17, the read side) -----------------------------------------
+
+@dataclass(frozen=True)
+class GitHubConnector:
+    """A GitHub repository's issues, read over the REST API (docs/sources.md)."""
+
+    name: str
+    repo: str
+    """``owner/name``."""
+    prefix: str
+    """The id family of its items (``GH`` reads issue 12 as ``GH-12``)."""
+    api_url: str = "https://api.github.com"
+    token_env: str | None = None
+    """The environment variable holding the token (unset: anonymous)."""
+    project: str | None = None
+    types: dict[str, list[str]] = field(default_factory=dict)
+    """Artifact type -> the labels or GitHub issue-type names that make an item that type."""
+    in_progress_label: str = "in-progress"
+    max_wait_seconds: int = 60
+    """The longest one rate-limit wait; a longer one ends the read partial."""
+    retries: int = 3
+    max_response_bytes: int = 20_000_000
+    max_body_bytes: int = 1_000_000
+
+    def prefixes(self) -> dict[str, str]:
+        return {"prefix": self.prefix}
+
+
 @dataclass(frozen=True)
 class ConnectorsSection:
     repository: RepositoryConnector = field(default_factory=RepositoryConnector)
@@ -141,6 +169,7 @@ class ConnectorsSection:
     backlog_md: list[BacklogMdConnector] = field(default_factory=list)
     """Written `[[connectors.backlog-md]]` in the file."""
     adr: list[AdrConnector] = field(default_factory=list)
+    github: list[GitHubConnector] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -298,7 +327,8 @@ _NESTED: dict[type, dict[str, tuple[str, type]]] = {
              "embedding": ("one", EmbeddingSection)},
     ConnectorsSection: {"repository": ("one", RepositoryConnector),
                         "commits": ("list", CommitsConnector),
-                        "backlog_md": ("list", BacklogMdConnector), "adr": ("list", AdrConnector)},
+                        "backlog_md": ("list", BacklogMdConnector), "adr": ("list", AdrConnector),
+                        "github": ("list", GitHubConnector)},
     AuthSection: {"grants": ("one", GrantsSection)},
 }
 """Fields holding other sections: how (one, a list, a name -> section map) and of which class."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -161,6 +162,75 @@ class AdrConnector(_SourceRepo):
         return {"prefix": self.prefix}
 
 
+# -- [[connectors.github]] (issue 17, the read side) -----------------------------------------
+
+_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class GitHubConnector(_Strict):
+    """A GitHub repository's issues, read over the REST API (docs/sources.md)."""
+
+    name: str
+    repo: str
+    prefix: str
+    api_url: str = "https://api.github.com"
+    token_env: str | None = None
+    project: str | None = None
+    types: dict[str, list[str]] = Field(default_factory=dict)
+    in_progress_label: str = "in-progress"
+    max_wait_seconds: int = Field(default=60, ge=0, le=3600)
+    retries: int = Field(default=3, ge=0, le=10)
+    max_response_bytes: int = Field(default=20_000_000, ge=1024)
+    max_body_bytes: int = Field(default=1_000_000, ge=1)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError("use letters, digits, '.', '_' or '-'")
+        return value
+
+    @field_validator("repo")
+    @classmethod
+    def _repo(cls, value: str) -> str:
+        if not _REPO.match(value) or ".." in value:
+            raise ValueError(f"{value!r} must be owner/name")
+        return value
+
+    @field_validator("prefix")
+    @classmethod
+    def _prefix(cls, value: str) -> str:
+        return _prefix(value)
+
+    @field_validator("api_url")
+    @classmethod
+    def _api_url(cls, value: str) -> str:
+        if not re.match(r"^https?://[^/\s]+", value):
+            raise ValueError(f"{value!r} must be an http(s) URL")
+        return value.rstrip("/")
+
+    @field_validator("token_env")
+    @classmethod
+    def _token_env(cls, value: str | None) -> str | None:
+        if value is not None and not _ENV_NAME.match(value):
+            raise ValueError(f"{value!r} must be an environment variable's name")
+        return value
+
+    @field_validator("types")
+    @classmethod
+    def _types(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for typ, words in value.items():
+            if typ not in WORK_ITEM_TYPES:
+                raise ValueError(f"{typ!r} is not a work item type ({', '.join(WORK_ITEM_TYPES)})")
+            if any(not w.strip() for w in words):
+                raise ValueError(f"{typ!r} lists an empty label")
+        return value
+
+    def prefixes(self) -> dict[str, str]:
+        return {"prefix": self.prefix}
+
+
 class ConnectorsSection(_Strict):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -168,6 +238,7 @@ class ConnectorsSection(_Strict):
     commits: list[CommitsConnector] = Field(default_factory=list)
     backlog_md: list[BacklogMdConnector] = Field(default_factory=list, alias="backlog-md")
     adr: list[AdrConnector] = Field(default_factory=list)
+    github: list[GitHubConnector] = Field(default_factory=list)
 
 
 class IdsSection(_Strict):
@@ -341,11 +412,13 @@ class Config(_Strict):
 
 
 def _check_sources(config: Config, names: set[str]) -> None:
-    """Rules across sections for backlog-md and adr sources; each names its setting."""
+    """Rules across sections for backlog-md, adr and github sources; each names its setting."""
     families = config.ids.families
     seen: dict[str, str] = {}
-    for kind, sources in (("backlog-md", config.connectors.backlog_md),
-                          ("adr", config.connectors.adr)):
+    kinds: tuple[tuple[str, Sequence[_SourceRepo | GitHubConnector]], ...] = (
+        ("backlog-md", config.connectors.backlog_md),
+        ("adr", config.connectors.adr), ("github", config.connectors.github))
+    for kind, sources in kinds:
         for i, src in enumerate(sources):
             where = f"connectors.{kind}.{i}"
             if src.name in seen:

@@ -46,13 +46,13 @@ def watched_paths(root: Path, config: Config) -> list[Path]:
     repository's git folder (a new commit moves its refs), and each in-place source's folder
     and git folder."""
     from revetly_core.connectors.commits import CommitsConnector
-    from revetly_core.connectors.sources import declared_sources
+    from revetly_core.connectors.sources import folder_sources
 
     out = [root / p for p in config.connectors.repository.paths]
     out.append(root / ".git")
     for settings in config.connectors.commits:  # a commits source changes only by its refs
         out.append(CommitsConnector(root, settings, config.default_project).path / ".git")
-    for src in declared_sources(root, config):  # read from the work tree, then the refs
+    for src in folder_sources(root, config):  # read from the work tree, then the refs
         folder = src.find_folder()
         if folder is not None:
             out.append(src.path / folder)

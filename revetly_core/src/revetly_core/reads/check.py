@@ -192,7 +192,7 @@ def check_instance(root: Path, config: Config, store: Store | None) -> CheckAnsw
         })
     from revetly_core.connectors.sources import check_declared_sources
 
-    source_files, source_problems = check_declared_sources(root, config)
+    source_files, source_problems = check_declared_sources(root, config, store)
     problems.extend(source_problems)
     problems.sort(key=lambda p: (str(p.get("path")), p["code"], str(p.get("detail"))))
     for problem in problems:

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Benchmark of the github source: a 5,000-issue fake repository read through a real instance.
+
+    nice python bench/bench_github.py                 # 5,000 issues, 100 a page
+    nice python bench/bench_github.py --issues 20000
+
+The fake GitHub of the test suite (tests/support/fake_github.py) serves ``--issues`` issues
+(one in ten with a comment, one in twenty a pull request) on 127.0.0.1. An instance declaring
+``[[connectors.github]]`` then syncs, in this process:
+
+(a) the full pass (first sync: every issue page and every comment page);
+(b) an incremental pass after 10 issues changed (issue 17's target: <= 3 requests, <= 1 s);
+(c) a quiet pass (nothing changed: one request, answered 304).
+
+Beside (a) the floor: the same pages fetched by a bare httpx loop following ``Link`` (no
+parsing, no store), in the same run, so the ratio holds however loaded the machine is. The
+1-minute load average is recorded with each run. Results: bench/results/github.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+REPO_ROOT = BENCH.parent
+sys.path.insert(0, str(REPO_ROOT))  # the test suite is a package: tests.support.fake_github
+
+from tests.core.connectors.github_instance import github_instance  # noqa: E402
+from tests.support.fake_github import FakeGitHub, serving  # noqa: E402
+
+TARGETS = {"incr_requests": 3, "incr_s": 1.0}
+
+
+def populate(fake: FakeGitHub, issues: int) -> None:
+    """``issues`` items: every twentieth a pull request, every tenth issue commented on."""
+    labels = (("story",), ("bug",), ("epic",), ("feature", "in-progress"), ("question",))
+    for n in range(1, issues + 1):
+        fake.add_issue(n, f"Issue {n}: offline sync of the queue", labels=labels[n % 5],
+                       body=f"Steps for {n}.\n\nFixes #{max(1, n - 1)}.",
+                       parent=(n // 50) * 50 or None, assignees=("ana",) if n % 3 else (),
+                       pull_request=n % 20 == 0)
+        if n % 10 == 1:
+            fake.add_comment(n, f"Looked at {n}.")
+
+
+def bare_fetch(url: str) -> tuple[float, int]:
+    """(seconds, requests) of fetching every issue and comment page with plain httpx."""
+    import httpx
+
+    started, requests = time.perf_counter(), 0
+    with httpx.Client(base_url=url) as client:
+        for path in ("/repos/acme/app/issues", "/repos/acme/app/issues/comments"):
+            next_url: str | None = path
+            params: dict[str, str] | None = {"state": "all", "per_page": "100",
+                                             "sort": "updated", "direction": "asc"}
+            while next_url:
+                resp = client.get(next_url, params=params)
+                requests += 1
+                resp.json()
+                next_url, params = resp.links.get("next", {}).get("url"), None
+    return time.perf_counter() - started, requests
+
+
+def timed_sync(engine: Any, fake: FakeGitHub) -> dict[str, Any]:
+    fake.requests.clear()
+    started = time.perf_counter()
+    summary = engine.sync()
+    seconds = time.perf_counter() - started
+    counts = {s["source"]: s for s in summary["sources"]}["github/app"]["counts"]
+    return {"seconds": round(seconds, 3), "requests": len(fake.requests),
+            "paths": sorted({r.path for r in fake.requests}), "counts": counts}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--issues", type=int, default=5000)
+    parser.add_argument("--changed", type=int, default=10)
+    parser.add_argument("--results-dir", type=Path, default=BENCH / "results")
+    args = parser.parse_args()
+    fake = FakeGitHub()
+    with serving(fake), tempfile.TemporaryDirectory(prefix="bench-github-") as tmp:
+        populate(fake, args.issues)
+        floor_s, floor_requests = bare_fetch(fake.url)
+        load = os.getloadavg()[0]
+        engine = github_instance(Path(tmp), fake.url)
+        full = timed_sync(engine, fake)
+        step = max(1, args.issues // args.changed)
+        for n in range(1, args.issues + 1, step)[: args.changed]:
+            if n % 20:
+                fake.touch(n, title=f"Issue {n}: changed")
+            else:
+                fake.add_comment(n - 1, "A change note.")
+        incremental = timed_sync(engine, fake)
+        quiet_first = timed_sync(engine, fake)  # records the listing's ETag
+        quiet = timed_sync(engine, fake)
+    results = {
+        "issues": args.issues, "changed": args.changed, "load_1m": round(load, 2),
+        "floor_bare_httpx": {"seconds": round(floor_s, 3), "requests": floor_requests},
+        "full": full, "full_over_floor": round(full["seconds"] / floor_s, 2),
+        "incremental_after_changes": incremental, "quiet_after_changes": quiet_first,
+        "quiet": quiet, "targets": TARGETS,
+        "incr_within_targets": incremental["requests"] <= TARGETS["incr_requests"]
+        and incremental["seconds"] <= TARGETS["incr_s"],
+    }
+    args.results_dir.mkdir(parents=True, exist_ok=True)
+    (args.results_dir / "github.json").write_text(json.dumps(results, indent=2))
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,410 @@
+"""The github source: a repository's issues over the REST API, read incrementally.
+
+Issues (never pull requests) are listed by ``updated`` ascending, 100 a page, following the
+``Link`` header; a pass after the first asks only for what changed ``since`` the newest
+``updated_at`` it saw, with the first page's ETag (a 304 means nothing changed). Comments are
+listed the same way and become change notes in the item's history. A rate limit longer than
+the source's cap, a disconnect or a 5xx past the retries ends the read ``partial``: what was
+read lands, and the cursor resumes after the last item read, since the listing is in update
+order. Type, status, parent and closing references follow the rules below, one function each.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from revetly_core.config import Config
+from revetly_core.config import GitHubConnector as GitHubSettings
+from revetly_core.connectors.base import (
+    FileProblem,
+    KnownArtifact,
+    Progress,
+    Removal,
+    SourceBatch,
+    no_progress,
+)
+from revetly_core.connectors.tracker_http import Sleep, TrackerHttp, TrackerStop
+from revetly_core.connectors.tracker_types import item_type
+from revetly_core.model import Artifact, HistoryEntry
+
+if TYPE_CHECKING:
+    import httpx
+
+OWN_WORD = "issue"
+"""The type an issue no type map covers ingests with: GitHub's own word."""
+PER_PAGE = "100"
+LISTING_PATH = "issues"
+"""The path a problem with the listing itself (not one issue) is named under."""
+SUMMARY_CHARS = 200
+_CLOSING = re.compile(
+    r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)?#(\d+)\b",
+    re.IGNORECASE)
+_ISSUE_URL = re.compile(r"/repos/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/issues/(\d+)$")
+
+
+def github_source_id(name: str) -> str:
+    """The source id of a declared GitHub repository: ``github/<name>``."""
+    return f"github/{name}"
+
+
+def issue_path(number: int) -> str:
+    """Where an issue is named in problems and history: ``issues/<number>``."""
+    return f"issues/{number}"
+
+
+def issue_status(state: str, state_reason: str | None, labels: list[str],
+                 in_progress_label: str) -> str:
+    """open -> ready (in-progress with the in-progress label); closed -> done, or discarded
+    when GitHub says ``not_planned``."""
+    if state == "closed":
+        return "discarded" if state_reason == "not_planned" else "done"
+    wanted = in_progress_label.casefold()
+    return "in-progress" if any(label.casefold() == wanted for label in labels) else "ready"
+
+
+def closing_references(body: str, repo: str) -> list[int]:
+    """Issue numbers of this repository the body closes ("closes #n", "fixes o/r#n", ...)."""
+    out: list[int] = []
+    for m in _CLOSING.finditer(body):
+        if m.group(1) is None or m.group(1).casefold() == repo.casefold():
+            n = int(m.group(2))
+            if n not in out:
+                out.append(n)
+    return out
+
+
+def issue_number_of_url(url: object, repo: str) -> int | None:
+    """The issue number an API URL names (``…/repos/o/r/issues/12``) when it is this
+    repository's, else None."""
+    if not isinstance(url, str):
+        return None
+    m = _ISSUE_URL.search(url)
+    if m is None or m.group(1).casefold() != repo.casefold():
+        return None
+    return int(m.group(2))
+
+
+def iso_time(value: object) -> str | None:
+    """GitHub's ``2024-01-02T03:04:05Z`` as ISO text in UTC, or None when it is not a time."""
+    if not isinstance(value, str):
+        return None
+    try:
+        when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    return when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class BadItem(ValueError):
+    """An item whose fields do not have GitHub's shapes."""
+
+
+def _text(raw: Mapping[str, Any], key: str, *, required: bool = False) -> str:
+    value = raw.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str):
+        raise BadItem(f"{key!r} is {type(value).__name__}, not text")
+    return value
+
+
+def _names(raw: Mapping[str, Any], key: str, name_key: str) -> list[str]:
+    value = raw.get(key) or []
+    if not isinstance(value, list):
+        raise BadItem(f"{key!r} is {type(value).__name__}, not a list")
+    out: list[str] = []
+    for entry in value:
+        name = entry.get(name_key) if isinstance(entry, dict) else entry
+        if not isinstance(name, str):
+            raise BadItem(f"{key!r} holds {type(name).__name__}, not a {name_key}")
+        out.append(name)
+    return out
+
+
+def native_type_of(raw: Mapping[str, Any]) -> str | None:
+    """The GitHub issue type's name (``type: {"name": "Bug"}``), None when unset."""
+    value = raw.get("type")
+    if value is None:
+        return None
+    if isinstance(value, dict) and isinstance(value.get("name"), str):
+        return str(value["name"])
+    raise BadItem("'type' is not an issue type object")
+
+
+def digest(raw: Mapping[str, Any]) -> str:
+    """A fingerprint of the issue as served: an unchanged issue is not upserted again."""
+    text = json.dumps(raw, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+
+
+def parse_issue(raw: Mapping[str, Any], *, settings: GitHubSettings, source_id: str,
+                project: str) -> Artifact:
+    """One issue object as an artifact; raises BadItem naming the field that breaks it."""
+    number = raw.get("number")
+    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+        raise BadItem("'number' is not a positive integer")
+    title = _text(raw, "title", required=True).strip()
+    if not title:
+        raise BadItem("'title' is empty")
+    body = _text(raw, "body")
+    if len(body.encode("utf-8", "surrogatepass")) > settings.max_body_bytes:
+        raise BadItem(f"the body is over the {settings.max_body_bytes}-byte limit")
+    state = _text(raw, "state", required=True)
+    if state not in ("open", "closed"):
+        raise BadItem(f"'state' is {state!r}, not open or closed")
+    reason = raw.get("state_reason")
+    labels = _names(raw, "labels", "name")
+    assignees = _names(raw, "assignees", "login")
+    native = native_type_of(raw)
+    reading = item_type(native, labels, settings.types, OWN_WORD)
+    milestone = raw.get("milestone")
+    if milestone is not None and not isinstance(milestone, dict):
+        raise BadItem("'milestone' is not a milestone object")
+    created, updated = iso_time(raw.get("created_at")), iso_time(raw.get("updated_at"))
+    if updated is None:
+        raise BadItem("'updated_at' is not a time")
+    html_url = raw.get("html_url")
+    user = raw.get("user")
+    declared: dict[str, Any] = {}
+    parent_n = issue_number_of_url(raw.get("parent_issue_url"), settings.repo)
+    parent = f"{settings.prefix}-{parent_n}" if parent_n and parent_n != number else None
+    if parent:
+        declared["parent"] = parent
+    refs = [f"{settings.prefix}-{n}" for n in closing_references(body, settings.repo)
+            if n != number]
+    if refs:
+        declared["references"] = refs
+    metadata: dict[str, Any] = {
+        "source_kind": "github", "number": number, "state": state,
+        "native_type": native, "labels": labels, "assignees": assignees,
+        "declared": declared, "declared_updated": updated, **reading.metadata(),
+    }
+    if isinstance(reason, str):
+        metadata["state_reason"] = reason
+    if created:
+        metadata["declared_created"] = created
+    if milestone is not None:
+        metadata["milestone"] = str(milestone.get("title") or milestone.get("number") or "")
+    if isinstance(user, dict) and isinstance(user.get("login"), str):
+        metadata["author"] = user["login"]
+    return Artifact(
+        id=f"{settings.prefix}-{number}", type=reading.type, title=title, source=source_id,
+        project=project, body=body,
+        status=issue_status(state, reason if isinstance(reason, str) else None, labels,
+                            settings.in_progress_label),
+        parent=parent, owner=assignees[0] if assignees else None, metadata=metadata,
+        source_path=issue_path(number),
+        source_uri=html_url if isinstance(html_url, str) else None, blob=digest(raw),
+        created_at=created, source_updated_at=updated, provenance="source-of-record")
+
+
+def comment_entry(raw: Mapping[str, Any], repo: str) -> tuple[int, HistoryEntry]:
+    """(issue number, the change note) of one comment; raises BadItem when it has no issue,
+    id or time."""
+    number = issue_number_of_url(raw.get("issue_url"), repo)
+    cid = raw.get("id")
+    at = iso_time(raw.get("created_at"))
+    if number is None or not isinstance(cid, int) or at is None:
+        raise BadItem("a comment without its issue, id or time")
+    body = _text(raw, "body")
+    user = raw.get("user")
+    author = user.get("login") if isinstance(user, dict) else None
+    first = next((ln.strip() for ln in body.splitlines() if ln.strip()), "")
+    edited = iso_time(raw.get("updated_at"))
+    change = "commented" if edited in (None, at) else "comment-edited"
+    return number, HistoryEntry(issue_path(number), at, change, f"comment/{cid}",
+                                author if isinstance(author, str) else None,
+                                first[:SUMMARY_CHARS] or None)
+
+
+@dataclass
+class _Listing:
+    """Where one listing got to: the newest ``updated_at`` read and why it stopped, if so."""
+
+    newest: str | None
+    etag: str | None = None
+    not_modified: bool = False
+    stop: TrackerStop | None = None
+    pages: int = 0
+
+
+class GitHubConnector:
+    """Reads one declared repository's issues and comments; ``transport`` is httpx's seam."""
+
+    def __init__(self, settings: GitHubSettings, config: Config, *,
+                 transport: httpx.BaseTransport | None = None, sleep: Sleep = time.sleep,
+                 clock: Callable[[], float] = time.time,
+                 environ: Mapping[str, str] = os.environ) -> None:
+        self.settings = settings
+        self.source_id = github_source_id(settings.name)
+        self.project = settings.project or config.default_project
+        self.transport = transport
+        self.sleep = sleep
+        self.clock = clock
+        self.environ = environ
+        self.requests = 0
+        """Requests the last read sent (a retry counts)."""
+
+    def _http(self) -> TrackerHttp:
+        headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
+                   "User-Agent": "revetly"}
+        token = self.environ.get(self.settings.token_env) if self.settings.token_env else None
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        return TrackerHttp(self.settings.api_url, headers, transport=self.transport,
+                           sleep=self.sleep, clock=self.clock,
+                           max_wait_seconds=self.settings.max_wait_seconds,
+                           retries=self.settings.retries,
+                           max_response_bytes=self.settings.max_response_bytes)
+
+    def _list(self, http: TrackerHttp, path: str, since: str | None, etag: str | None,
+              on_page: Callable[[list[Any]], None]) -> _Listing:
+        params = {"sort": "updated", "direction": "asc", "per_page": PER_PAGE}
+        if path.endswith("/issues"):
+            params["state"] = "all"
+        if since:
+            params["since"] = since
+        listing = _Listing(newest=since)
+        url: str | None = path
+        query: dict[str, str] | None = params
+        while url is not None:
+            try:
+                page = http.get(url, query, etag=etag if listing.pages == 0 else None)
+            except TrackerStop as stop:
+                listing.stop = stop
+                return listing
+            if page.not_modified:
+                listing.not_modified, listing.etag = True, etag
+                return listing
+            if listing.pages == 0:
+                listing.etag = page.etag
+            listing.pages += 1
+            if not isinstance(page.data, list):
+                listing.stop = TrackerStop("malformed", f"{path} answered "
+                                           f"{type(page.data).__name__}, not a list",
+                                           resumable=True)
+                return listing
+            on_page(page.data)
+            for raw in page.data:
+                when = iso_time(raw.get("updated_at")) if isinstance(raw, dict) else None
+                if when is not None and (listing.newest is None or when > listing.newest):
+                    listing.newest = when
+            url, query = page.next_url, None
+        return listing
+
+    def read(
+        self,
+        known: dict[str, KnownArtifact],
+        cursor: dict[str, Any],
+        *,
+        full: bool,
+        now: str,
+        progress: Progress = no_progress,
+    ) -> SourceBatch:
+        batch = SourceBatch(source=self.source_id)
+        since = None if full else cursor.get("since")
+        etag = cursor.get("etag") if since is not None and \
+            cursor.get("etag_since") == since else None
+        seen: set[str] = set()
+        numbers: set[int] = set()
+        read = 0
+        repo = self.settings.repo
+        http = self._http()
+
+        def on_issues(items: list[Any]) -> None:
+            nonlocal read
+            for i, raw in enumerate(items):
+                read += self._take_issue(raw, i, batch, known, seen, numbers, full=full)
+            progress(f"read {self.source_id}", read, 0)
+
+        try:
+            issues = self._list(http, f"/repos/{repo}/issues", since, etag, on_issues)
+            comments = _Listing(newest=cursor.get("comments_since"))
+            if not issues.not_modified and issues.stop is None:
+                held = numbers | {int(k.id.rsplit("-", 1)[1]) for k in known.values()
+                                  if k.id.rsplit("-", 1)[-1].isdigit()}
+                comments = self._list(
+                    http, f"/repos/{repo}/issues/comments",
+                    None if full else cursor.get("comments_since"), None,
+                    lambda items: self._take_comments(items, batch, held))
+        finally:
+            self.requests = http.requests
+            http.close()
+        batch.read_count = read
+        batch.cleared_paths = {LISTING_PATH} | {issue_path(n) for n in numbers} | {
+            p.path for p in batch.problems}
+        stop = issues.stop or comments.stop
+        if stop is not None:
+            batch.partial = stop.resumable
+            batch.gaps.append(f"{stop.code}: {stop.detail}")
+            batch.problems.append(FileProblem(
+                self.source_id, LISTING_PATH, f"tracker-{stop.code}",
+                f"the read stopped: {stop.detail}; "
+                + ("the next pass resumes where it stopped" if stop.resumable
+                   else "fix the cause, then sync again"), severity="warning"))
+        listed_all = since is None and issues.stop is None
+        batch.complete = listed_all
+        batch.history_complete = full and comments.stop is None and issues.stop is None
+        if listed_all:
+            for k in sorted(known.values(), key=lambda k: k.id):
+                if not k.deleted and k.id not in seen:
+                    batch.removals.append(Removal(k.id, now, "found",
+                                                  "missing from the repository's issues"))
+        batch.cursor = {"since": issues.newest, "etag": issues.etag,
+                        "etag_since": issues.newest if issues.newest == since else None,
+                        "comments_since": comments.newest}
+        if batch.cursor["etag_since"] is None:  # an ETag holds only for the URL it answered
+            batch.cursor["etag"] = None
+        return batch
+
+    def _take_issue(self, raw: Any, index: int, batch: SourceBatch,
+                    known: dict[str, KnownArtifact], seen: set[str], numbers: set[int], *,
+                    full: bool) -> int:
+        """Take one listed item into the batch; 0 for a pull request (skipped), else 1."""
+        number = raw.get("number") if isinstance(raw, dict) else None
+        path = issue_path(number) if isinstance(number, int) and number > 0 else \
+            f"{LISTING_PATH} (item {index + 1} of a page)"
+        if isinstance(raw, dict) and "pull_request" in raw:
+            return 0
+        try:
+            if not isinstance(raw, dict):
+                raise BadItem(f"an item is {type(raw).__name__}, not an issue object")
+            art = parse_issue(raw, settings=self.settings, source_id=self.source_id,
+                              project=self.project)
+        except (BadItem, TypeError, ValueError, AttributeError, RecursionError) as exc:
+            if isinstance(number, int) and number > 0:
+                seen.add(f"{self.settings.prefix}-{number}")  # named, not taken as removed
+            batch.problems.append(FileProblem(self.source_id, path, "malformed-item",
+                                              f"the issue is skipped: {exc}"))
+            return 1
+        seen.add(art.id)
+        numbers.add(int(raw["number"]))
+        k = known.get(art.id)
+        if full or k is None or k.deleted or k.blob != art.blob:
+            batch.upserts.append(art)
+        return 1
+
+    def _take_comments(self, items: list[Any], batch: SourceBatch, held: set[int]) -> None:
+        for raw in items:
+            try:
+                if not isinstance(raw, dict):
+                    raise BadItem("a comment is not an object")
+                number, entry = comment_entry(raw, self.settings.repo)
+            except (BadItem, TypeError, ValueError, AttributeError) as exc:
+                batch.problems.append(FileProblem(self.source_id, f"{LISTING_PATH}/comments",
+                                                  "malformed-comment",
+                                                  f"a comment is skipped: {exc}",
+                                                  severity="warning"))
+                continue
+            if number in held:  # a pull request's comments are not an issue's history
+                batch.history.append(entry)

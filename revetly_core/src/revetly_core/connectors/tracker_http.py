@@ -1,0 +1,197 @@
+"""What every tracker source shares over HTTP: one client with a transport seam, bounded
+bodies, ``Link`` pagination, ETags, rate limits and bounded retries.
+
+A request either answers a :class:`Page` or raises :class:`TrackerStop`, which says why the
+read stops (``rate-limited``, ``server-error``, ``disconnected``, ``malformed``, ``too-large``,
+``refused``) in words that never carry the token. ``resumable`` tells the connector whether the
+next pass may pick up where this one stopped (a rate limit, a 5xx, a disconnect) or whether the
+source itself refused (a bad token, a missing repository).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # httpx loads only when a tracker source is read
+    import httpx
+
+Sleep = Callable[[float], None]
+Clock = Callable[[], float]
+
+BACKOFF_BASE_SECONDS = 0.5
+"""The first retry's wait after a 5xx or a disconnect; each retry doubles it."""
+
+
+class TrackerStop(Exception):
+    """A request that ended the read: ``code`` names why, ``resumable`` whether the next pass
+    may continue from the cursor."""
+
+    def __init__(self, code: str, detail: str, *, resumable: bool) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+        self.resumable = resumable
+
+
+@dataclass(frozen=True)
+class Page:
+    """One answered request: its JSON, the next page's URL and its ETag (None on a 304)."""
+
+    data: Any
+    next_url: str | None
+    etag: str | None
+    not_modified: bool = False
+
+
+@dataclass
+class TrackerHttp:
+    """A client bound to one tracker's API root, with the token in its headers only."""
+
+    api_url: str
+    headers: Mapping[str, str]
+    transport: httpx.BaseTransport | None = None
+    sleep: Sleep = time.sleep
+    clock: Clock = time.time
+    max_wait_seconds: float = 60.0
+    retries: int = 3
+    max_response_bytes: int = 20_000_000
+    timeout_seconds: float = 30.0
+    requests: int = 0
+    """Requests sent so far (a retry counts)."""
+    waited_seconds: float = 0.0
+    _client: httpx.Client | None = field(default=None, repr=False)
+
+    def client(self) -> httpx.Client:
+        import httpx
+
+        if self._client is None:
+            self._client = httpx.Client(base_url=self.api_url, headers=dict(self.headers),
+                                        transport=self.transport, timeout=self.timeout_seconds,
+                                        follow_redirects=False)
+        return self._client
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def get(self, url: str, params: Mapping[str, str] | None = None, *,
+            etag: str | None = None) -> Page:
+        """GET one page, waiting out rate limits up to the cap and retrying 5xx and
+        disconnects with backoff; raises TrackerStop when it cannot answer."""
+        import httpx
+
+        headers = {"If-None-Match": etag} if etag else {}
+        attempt = 0
+        while True:
+            self.requests += 1
+            try:
+                status, resp_headers, body, links = self._send(url, params, headers)
+            except httpx.TransportError as exc:
+                reason = f"the connection failed ({type(exc).__name__})"
+                attempt = self._retry_or_stop(attempt, "disconnected", reason)
+                continue
+            if status == 304:
+                return Page(None, None, etag, not_modified=True)
+            wait = rate_limit_wait(status, resp_headers, self.clock())
+            if wait is not None:
+                self._wait_or_stop(wait)
+                continue
+            if status >= 500:
+                attempt = self._retry_or_stop(attempt, "server-error",
+                                              f"the server answered {status}")
+                continue
+            if status >= 400:
+                raise TrackerStop("refused", refusal_detail(status, body), resumable=False)
+            return Page(decode_json(body), links.get("next", {}).get("url"),
+                        resp_headers.get("etag"))
+
+    def _send(self, url: str, params: Mapping[str, str] | None, headers: dict[str, str],
+              ) -> tuple[int, httpx.Headers, bytes, dict[str, dict[str, str]]]:
+        with self.client().stream("GET", url, params=params, headers=headers) as resp:
+            chunks: list[bytes] = []
+            size = 0
+            for chunk in resp.iter_bytes():
+                size += len(chunk)
+                if size > self.max_response_bytes:
+                    raise TrackerStop("too-large", f"a response is over the "
+                                      f"{self.max_response_bytes}-byte limit", resumable=False)
+                chunks.append(chunk)
+            return resp.status_code, resp.headers, b"".join(chunks), {
+                str(k): v for k, v in resp.links.items()}
+
+    def _retry_or_stop(self, attempt: int, code: str, reason: str) -> int:
+        if attempt >= self.retries:
+            raise TrackerStop(code, f"{reason}, {attempt + 1} times", resumable=True)
+        self._pause(backoff_seconds(attempt))
+        return attempt + 1
+
+    def _wait_or_stop(self, wait: float) -> None:
+        if wait > self.max_wait_seconds:
+            raise TrackerStop("rate-limited", f"rate limited for {wait:.0f} s, over the "
+                              f"{self.max_wait_seconds:.0f} s this read waits", resumable=True)
+        self._pause(wait)
+
+    def _pause(self, seconds: float) -> None:
+        self.waited_seconds += seconds
+        self.sleep(seconds)
+
+
+def backoff_seconds(attempt: int) -> float:
+    """The wait before retry ``attempt`` (0-based): doubling from BACKOFF_BASE_SECONDS."""
+    return float(BACKOFF_BASE_SECONDS * 2 ** attempt)
+
+
+def rate_limit_wait(status: int, headers: Mapping[str, str], now: float) -> float | None:
+    """Seconds a 403/429 asks to wait (``Retry-After``, else ``x-ratelimit-remaining: 0`` with
+    ``x-ratelimit-reset``), or None when the answer is not a rate limit."""
+    if status not in (403, 429):
+        return None
+    retry_after = headers.get("retry-after")
+    if retry_after is not None:
+        return _retry_after_seconds(retry_after, now)
+    if headers.get("x-ratelimit-remaining") == "0":
+        try:
+            return max(0.0, float(headers.get("x-ratelimit-reset", "")) - now)
+        except ValueError:
+            return 60.0
+    return 60.0 if status == 429 else None
+
+
+def _retry_after_seconds(value: str, now: float) -> float:
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return 60.0
+    return max(0.0, when.timestamp() - now)
+
+
+def decode_json(body: bytes) -> Any:
+    """The body as JSON, or TrackerStop(malformed) naming where it broke."""
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        raise TrackerStop("malformed", f"a response is not JSON ({type(exc).__name__}: "
+                          f"{str(exc)[:120]})", resumable=True) from None
+
+
+def refusal_detail(status: int, body: bytes) -> str:
+    """What a 4xx said, in one line: the status and the API's ``message`` when it gave one."""
+    message = ""
+    try:
+        data = json.loads(body[:4096])
+        if isinstance(data, dict) and isinstance(data.get("message"), str):
+            message = f": {data['message'][:200]}"
+    except (ValueError, RecursionError):
+        pass
+    hint = " (check the token and its scopes)" if status in (401, 403) else ""
+    return f"the server answered {status}{message}{hint}"

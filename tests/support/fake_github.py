@@ -1,0 +1,300 @@
+"""A local stand-in for GitHub's REST API (issues and issue comments of one repository).
+
+It serves ``GET /repos/{owner}/{repo}/issues`` and ``GET /repos/{owner}/{repo}/issues/comments``
+shaped as GitHub documents them: JSON arrays of issue / comment objects, ``state``, ``since``,
+``sort``/``direction``, ``per_page`` (at most 100) and ``page``, a ``Link`` header with
+``next``/``last``, a weak ``ETag`` answered by 304 on ``If-None-Match``, and the
+``x-ratelimit-*`` headers. Faults are injected per path: a status with headers (403/429 rate
+limits, 5xx), a body that is not JSON, or a connection dropped mid-body. Every request is
+recorded (path, query, headers) so tests assert what the connector sent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+BASE_TIME = 1_700_000_000
+"""2023-11-14T22:13:20Z: the first issue's creation time."""
+
+
+def stamp(seconds: int) -> str:
+    """GitHub's time format for BASE_TIME + seconds."""
+    import datetime as dt
+
+    when = dt.datetime.fromtimestamp(BASE_TIME + seconds, tz=dt.UTC)
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class Request:
+    """One request the fake received."""
+
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+
+
+@dataclass
+class Fault:
+    """What the fake answers instead, for requests whose path ends with ``path``."""
+
+    path: str
+    status: int = 500
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b'{"message": "Server Error"}'
+    disconnect: bool = False
+    after: int = 0
+    """Matching requests answered normally before this fault applies."""
+    times: int = 1
+
+
+class FakeGitHub:
+    """One repository's issues, pull requests and comments, served on 127.0.0.1."""
+
+    def __init__(self, repo: str = "acme/app") -> None:
+        self.repo = repo
+        self.items: dict[int, dict[str, Any]] = {}
+        self.comments: dict[int, dict[str, Any]] = {}
+        self.requests: list[Request] = []
+        self.faults: list[Fault] = []
+        self.tick = 0
+        self.url = ""
+        self._lock = threading.Lock()
+        self._seen: dict[int, int] = {}
+        self.clock: dict[tuple[str, int], tuple[str, str]] = {}
+        """(kind, key) -> (created_at, updated_at) as the fake keeps them."""
+
+    # -- building the repository -----------------------------------------------------------
+
+    def _next_time(self) -> str:
+        self.tick += 60
+        return stamp(self.tick)
+
+    def _api(self, rest: str) -> str:
+        return f"{self.url}/repos/{self.repo}/{rest}"
+
+    def add_issue(self, number: int, title: str, *, body: str | None = "", labels: tuple[str, ...] = (),
+                  assignees: tuple[str, ...] = (), state: str = "open",
+                  state_reason: str | None = None, milestone: str | None = None,
+                  parent: int | None = None, issue_type: str | None = None,
+                  pull_request: bool = False, author: str = "octocat") -> dict[str, Any]:
+        """An issue (or a pull request, which the issues listing also returns) as GitHub
+        serves it; its ``updated_at`` is the fake's next tick."""
+        when = self._next_time()
+        item: dict[str, Any] = {
+            "id": 1000 + number, "node_id": f"I_kw{number}", "url": self._api(f"issues/{number}"),
+            "repository_url": f"{self.url}/repos/{self.repo}",
+            "labels_url": self._api(f"issues/{number}/labels{{/name}}"),
+            "comments_url": self._api(f"issues/{number}/comments"),
+            "events_url": self._api(f"issues/{number}/events"),
+            "html_url": f"https://github.com/{self.repo}/{'pull' if pull_request else 'issues'}/"
+                        f"{number}",
+            "number": number, "state": state, "state_reason": state_reason, "title": title,
+            "body": body, "user": _user(author),
+            "labels": [{"id": 10 + i, "node_id": f"L{i}", "url": self._api(f"labels/{name}"),
+                        "name": name, "color": "ededed", "default": False, "description": None}
+                       for i, name in enumerate(labels)],
+            "assignee": _user(assignees[0]) if assignees else None,
+            "assignees": [_user(a) for a in assignees],
+            "milestone": None if milestone is None else {
+                "url": self._api("milestones/1"), "id": 5, "number": 1, "state": "open",
+                "title": milestone, "description": None},
+            "locked": False, "active_lock_reason": None, "comments": 0,
+            "closed_at": when if state == "closed" else None, "created_at": when,
+            "updated_at": when, "closed_by": None, "author_association": "MEMBER",
+            "type": None if issue_type is None else {"id": 7, "node_id": "IT_1",
+                                                     "name": issue_type, "color": "red"},
+            "sub_issues_summary": {"total": 0, "completed": 0, "percent_completed": 0},
+        }
+        if parent is not None:
+            item["parent_issue_url"] = self._api(f"issues/{parent}")
+        if pull_request:
+            item["pull_request"] = {"url": self._api(f"pulls/{number}"),
+                                    "html_url": item["html_url"], "diff_url": None,
+                                    "patch_url": None, "merged_at": None}
+        with self._lock:
+            self.items[number] = item
+            self.clock[("issue", number)] = (when, when)
+        return item
+
+    def touch(self, number: int, **changes: Any) -> None:
+        """Change an issue: its fields as given, and ``updated_at`` the next tick."""
+        when = self._next_time()
+        with self._lock:
+            self.items[number].update(changes, updated_at=when)
+            self.clock[("issue", number)] = (self.clock[("issue", number)][0], when)
+
+    def add_comment(self, issue: int, body: str, *, author: str = "hubot") -> dict[str, Any]:
+        """A comment on an issue; the issue's ``updated_at`` moves with it, as on GitHub."""
+        when = self._next_time()
+        cid = 5000 + len(self.comments)
+        comment = {"id": cid, "node_id": f"IC_{cid}", "url": self._api(f"issues/comments/{cid}"),
+                   "html_url": f"https://github.com/{self.repo}/issues/{issue}#issuecomment-{cid}",
+                   "body": body, "user": _user(author), "created_at": when, "updated_at": when,
+                   "issue_url": self._api(f"issues/{issue}"), "author_association": "MEMBER"}
+        with self._lock:
+            self.comments[cid] = comment
+            self.clock[("comment", cid)] = (when, when)
+            self.items[issue]["comments"] += 1
+            self.items[issue]["updated_at"] = when
+            self.clock[("issue", issue)] = (self.clock[("issue", issue)][0], when)
+        return comment
+
+    def fail(self, path: str, **kwargs: Any) -> Fault:
+        """Answer the next request(s) to ``path`` with a fault (see Fault)."""
+        fault = Fault(path, **kwargs)
+        with self._lock:
+            self.faults.append(fault)
+        return fault
+
+    def rate_limit(self, path: str, *, after: int = 0, reset_in: int = 3600,
+                   status: int = 403) -> Fault:
+        """GitHub's primary rate limit: 403 with ``x-ratelimit-remaining: 0`` and the reset."""
+        import time
+
+        return self.fail(path, status=status, after=after, body=json.dumps({
+            "message": "API rate limit exceeded", "documentation_url": "https://docs.github.com"
+        }).encode(), headers={"x-ratelimit-limit": "5000", "x-ratelimit-remaining": "0",
+                              "x-ratelimit-reset": str(int(time.time()) + reset_in)})
+
+    # -- answering ---------------------------------------------------------------------------
+
+    def listing(self, path: str, query: dict[str, str]) -> list[dict[str, Any]] | None:
+        """The objects a listing path returns, filtered and sorted as GitHub does."""
+        with self._lock:
+            if path == f"/repos/{self.repo}/issues":
+                found = [(k, r) for k, r in self.items.items()]
+                state = query.get("state", "open")
+                if state != "all":
+                    found = [(k, r) for k, r in found if r.get("state") == state]
+                prefix = "issue"
+            elif path == f"/repos/{self.repo}/issues/comments":
+                found = list(self.comments.items())
+                prefix = "comment"
+            else:
+                return None
+            rows = [(self.clock[(prefix, k)], k, r) for k, r in found]
+        since = query.get("since")
+        if since:  # by the fake's own clock: a served field a test broke never moves a row
+            rows = [row for row in rows if row[0][1] >= since]
+        at = 1 if query.get("sort", "created") == "updated" else 0
+        rows.sort(key=lambda row: (row[0][at], row[1]),
+                  reverse=query.get("direction", "desc") == "desc")
+        return [row[2] for row in rows]  # the caller copies only the page it serves
+
+    def fault_for(self, path: str) -> Fault | None:
+        with self._lock:
+            for fault in self.faults:
+                if path.endswith(fault.path) and fault.times > 0:
+                    seen = self._seen.get(id(fault), 0)
+                    self._seen[id(fault)] = seen + 1
+                    if seen >= fault.after:
+                        fault.times -= 1
+                        return fault
+        return None
+
+    def paths_requested(self) -> list[str]:
+        return [r.path for r in self.requests]
+
+
+def _user(login: str) -> dict[str, Any]:
+    return {"login": login, "id": abs(hash(login)) % 10**6, "node_id": f"U_{login}",
+            "type": "User", "site_admin": False, "html_url": f"https://github.com/{login}"}
+
+
+def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet: the fake's record is ``fake.requests``."""
+
+        def do_GET(self) -> None:
+            parts = urlsplit(self.path)
+            query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+            fake.requests.append(Request(parts.path, query, {k.lower(): v for k, v in
+                                                             self.headers.items()}))
+            fault = fake.fault_for(parts.path)
+            if fault is not None:
+                return self._fault(fault)
+            rows = fake.listing(parts.path, query)
+            if rows is None:
+                return self._send(404, b'{"message": "Not Found"}')
+            per_page = min(100, int(query.get("per_page", "30")))
+            page = int(query.get("page", "1"))
+            with fake._lock:
+                body = json.dumps(rows[(page - 1) * per_page: page * per_page]).encode()
+            etag = 'W/"' + hashlib.sha1(body).hexdigest() + '"'
+            headers = {"ETag": etag, "x-ratelimit-limit": "5000",
+                       "x-ratelimit-remaining": "4999"}
+            last = max(1, -(-len(rows) // per_page))
+            links = []
+            if page < last:
+                links.append(f'<{self._page_url(parts.path, query, page + 1)}>; rel="next"')
+                links.append(f'<{self._page_url(parts.path, query, last)}>; rel="last"')
+            if links:
+                headers["Link"] = ", ".join(links)
+            if self.headers.get("If-None-Match") == etag:
+                return self._send(304, b"", headers)
+            self._send(200, body, headers)
+
+        def _page_url(self, path: str, query: dict[str, str], page: int) -> str:
+            return f"{fake.url}{path}?{urlencode({**query, 'page': str(page)})}"
+
+        def _fault(self, fault: Fault) -> None:
+            if fault.disconnect:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "100000")
+                self.end_headers()
+                self.wfile.write(b'[{"number": 1, "title": "cut')
+                self.wfile.flush()
+                self.close_connection = True
+                return
+            self._send(fault.status, fault.body, fault.headers)
+
+        def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            if status != 304:
+                self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if status != 304:
+                self.wfile.write(body)
+
+    return Handler
+
+
+@contextmanager
+def serving(fake: FakeGitHub) -> Iterator[FakeGitHub]:
+    """Serve the fake on 127.0.0.1 (a free port) in a thread for the block."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(fake))
+    server.daemon_threads = True
+    fake.url = f"http://127.0.0.1:{server.server_address[1]}"
+    for item in fake.items.values():  # items built before the port was known
+        _rebase(item, fake.url)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield fake
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def _rebase(item: dict[str, Any], url: str) -> None:
+    for key in ("url", "repository_url", "labels_url", "comments_url", "events_url",
+                "parent_issue_url"):
+        if isinstance(item.get(key), str) and item[key].startswith("/repos/"):
+            item[key] = url + item[key]
