@@ -38,6 +38,19 @@ def _valid(schema: dict[str, Any], payload: Any, what: str) -> None:
     assert not errors, f"{what}: {errors[0].message}"
 
 
+def _closed(schema: Any) -> Any:
+    """The schema with every object that lists its properties closed to any other key, so a
+    payload key its answer type does not declare fails validation."""
+    if isinstance(schema, list):
+        return [_closed(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _closed(v) for k, v in schema.items()}
+    if "properties" in out and "additionalProperties" not in out:
+        out["additionalProperties"] = False
+    return out
+
+
 def _cli(root: Path, argv: list[str]) -> Any:
     done = subprocess.run([sys.executable, "-m", "revetly_cli", *argv, "--instance", str(root),
                            "--json"], capture_output=True, text=True, check=False)
@@ -51,6 +64,14 @@ async def test_every_read_answers_within_its_served_schema(acme: Path) -> None:
         for tool, arguments, _argv in READS:
             result = await client.call_tool(tool, arguments)
             _valid(schemas[tool], result.structured_content, f"{tool} {arguments}")
+
+
+async def test_every_read_serves_only_keys_its_answer_type_declares(acme: Path) -> None:
+    async with Client(build_server(Engine.open(acme)), mode="legacy") as client:
+        schemas = await _schemas(client)
+        for tool, arguments, _argv in READS:
+            result = await client.call_tool(tool, arguments)
+            _valid(_closed(schemas[tool]), result.structured_content, f"{tool} {arguments}")
 
 
 async def test_every_read_cli_twin_prints_within_the_same_schema(acme: Path) -> None:
@@ -93,3 +114,14 @@ async def test_every_write_answers_within_its_served_schema(writable: Path) -> N
         await call("review_state", {"review_id": "REV-404"})
     for tool in ("submit_draft", "set_status", "record_conversation", "resolve_review"):
         assert schemas[tool].get("anyOf"), tool
+
+
+async def test_a_closed_schema_refuses_a_key_the_answer_type_does_not_declare(acme: Path) -> None:
+    async with Client(build_server(Engine.open(acme)), mode="legacy") as client:
+        schemas = await _schemas(client)
+        result = await client.call_tool("search_context", {"query": "invoice"})
+    payload = dict(result.structured_content or {})
+    payload["undeclared"] = 1
+    errors = list(jsonschema.Draft202012Validator(_closed(schemas["search_context"]))
+                  .iter_errors(payload))
+    assert errors

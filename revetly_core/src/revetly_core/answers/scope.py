@@ -6,8 +6,16 @@ from typing import Any, NotRequired
 
 from typing_extensions import TypedDict
 
-from revetly_core.answers.common import Absent, CutReport, Envelope, IdsCount, JSONObject, Reviser
-from revetly_core.answers.search import Fact, Passage, SearchArtifact, Truncated
+from revetly_core.answers.common import (
+    Absent,
+    CutReport,
+    Envelope,
+    IdsCount,
+    JSONObject,
+    Marks,
+    Reviser,
+)
+from revetly_core.answers.search import Count, Fact, Passage, SearchArtifact, Truncated
 
 
 class Statement(TypedDict):
@@ -143,11 +151,17 @@ class DriftAnswer(Envelope):
     provenance: Provenance
     counts: DriftCounts
     delivered: list[JSONObject]
+    delivered_truncated: NotRequired[CutReport]
     departures: list[JSONObject]
+    truncated_departures: NotRequired[CutReport]
     checked_in_source: list[JSONObject]
+    checked_in_source_truncated: NotRequired[CutReport]
     done_without_record: list[JSONObject]
+    done_without_record_truncated: NotRequired[CutReport]
     no_criteria_declared: list[JSONObject]
+    no_criteria_declared_truncated: NotRequired[CutReport]
     clean: list[str]
+    clean_truncated: NotRequired[CutReport]
 
 
 class Change(TypedDict):
@@ -215,8 +229,8 @@ ScopeAnswer = BindingAnswer | DriftAnswer | DeltasAnswer
 """The answer of get_scope, by the question asked."""
 
 
-class BacklogBrief(TypedDict):
-    """A nearest backlog item, slimmed to draft from."""
+class BacklogBrief(Marks):
+    """A nearest backlog item, slimmed to draft from, with the marks its row carries."""
 
     artifact_id: str
     title: str
@@ -230,7 +244,6 @@ class BacklogBrief(TypedDict):
     declared_links_truncated: NotRequired[int]
     body: NotRequired[str]
     body_truncated: NotRequired[dict[str, int]]
-    revised_by: NotRequired[list[Reviser]]
 
 
 class Related(TypedDict):
@@ -241,6 +254,7 @@ class Related(TypedDict):
     facts: list[Fact]
     deterministic_facts: int
     facts_truncated: NotRequired[Truncated]
+    invalidated: NotRequired[Count]
     inferred_facts: Absent
     concepts: Absent
     artifacts_in_backlog: NotRequired[list[str]]
