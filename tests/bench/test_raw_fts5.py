@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support.scripts import load_script
 
-def _load() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "bench" / "raw_fts5.py"
-    spec = importlib.util.spec_from_file_location("revetly_bench_raw_fts5", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-raw = _load()
+raw = load_script("revetly_bench_raw_fts5",
+                  Path(__file__).resolve().parents[2] / "bench" / "raw_fts5.py")
 
 
 @pytest.fixture()

@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
+from tests.support.scripts import load_script
+
 MIN_RECALL_AT_5 = 0.5
 
 
-def _load() -> ModuleType:
-    path = Path(__file__).resolve().parent / "evaluate_backlog_md.py"
-    spec = importlib.util.spec_from_file_location("revetly_backlog_md_eval", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bmd = _load()
+bmd = load_script("revetly_backlog_md_eval", Path(__file__).resolve().parent / "evaluate_backlog_md.py")
 
 
 @pytest.fixture(scope="module")

@@ -5,28 +5,17 @@ The labelled queries are ``queries.toml``; the evaluation is ``evaluate.py`` (al
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
+from tests.support.scripts import load_script
+
 MIN_RECALL_AT_5 = 0.5
 
 
-def _load_evaluate() -> ModuleType:
-    path = Path(__file__).resolve().parent / "evaluate.py"
-    spec = importlib.util.spec_from_file_location("revetly_search_eval", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve their module by name
-    spec.loader.exec_module(module)
-    return module
-
-
-ev = _load_evaluate()
+ev = load_script("revetly_search_eval", Path(__file__).resolve().parent / "evaluate.py")
 
 
 @pytest.fixture(scope="module")
