@@ -17,6 +17,7 @@ from revetly_core.connectors.tracker_http import (
     decode_json,
     rate_limit_wait,
     refusal_detail,
+    same_origin,
 )
 
 from tests.support.fake_github import FakeGitHub, serving
@@ -120,6 +121,36 @@ def test_the_transport_is_a_seam() -> None:
 
     http = TrackerHttp("https://tracker.example", {}, transport=httpx.MockTransport(answer))
     assert http.get("/x", {"per_page": "100"}).data == [{"n": "100"}]
+
+
+def test_a_link_to_another_origin_is_refused_before_the_token_is_sent() -> None:
+    sent: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(200, json=[], headers={
+            "Link": '<https://evil.example/repos/acme/app/issues?page=2>; rel="next"'})
+
+    http = TrackerHttp("https://api.github.com", {"Authorization": "Bearer secret"},
+                       transport=httpx.MockTransport(answer))
+    page = http.get("/repos/acme/app/issues")
+    assert page.next_url == "https://evil.example/repos/acme/app/issues?page=2"
+    with pytest.raises(TrackerStop) as stopped:
+        http.get(page.next_url)
+    assert stopped.value.code == "refused" and not stopped.value.resumable
+    assert [r.url.host for r in sent] == ["api.github.com"]
+
+
+def test_same_origin_is_scheme_host_and_port() -> None:
+    root = "https://api.github.com"
+    assert same_origin("/repos/a/b/issues", root)
+    assert same_origin("https://api.github.com/repos/a/b/issues?page=2", root)
+    assert same_origin("https://API.github.com:443/x", root)
+    assert not same_origin("http://api.github.com/x", root)
+    assert not same_origin("https://api.github.com.evil.example/x", root)
+    assert not same_origin("https://api.github.com:8443/x", root)
+    assert not same_origin("//evil.example/x", root)
+    assert same_origin("http://127.0.0.1:9000/x?page=2", "http://127.0.0.1:9000")
 
 
 def test_rate_limit_waits_read_the_documented_headers() -> None:

@@ -86,6 +86,9 @@ class TrackerHttp:
         disconnects with backoff; raises TrackerStop when it cannot answer."""
         import httpx
 
+        if not same_origin(url, self.api_url):
+            raise TrackerStop("refused", "a page link points outside the configured api_url; "
+                              "the token is sent only there", resumable=False)
         headers = {"If-None-Match": etag} if etag else {}
         attempt = 0
         while True:
@@ -140,6 +143,23 @@ class TrackerHttp:
     def _pause(self, seconds: float) -> None:
         self.waited_seconds += seconds
         self.sleep(seconds)
+
+
+def same_origin(url: str, api_url: str) -> bool:
+    """Whether a request URL stays on the API root's scheme, host and port (a path relative
+    to it always does), so a `Link` the server sends can never carry the token elsewhere."""
+    from urllib.parse import urlsplit
+
+    asked = urlsplit(url)
+    if not asked.scheme and not asked.netloc:
+        return True
+    root = urlsplit(api_url)
+    return (asked.scheme.lower(), asked.hostname, asked.port or _default_port(asked.scheme)) == (
+        root.scheme.lower(), root.hostname, root.port or _default_port(root.scheme))
+
+
+def _default_port(scheme: str) -> int | None:
+    return {"http": 80, "https": 443}.get(scheme.lower())
 
 
 def backoff_seconds(attempt: int) -> float:
