@@ -9,10 +9,9 @@ cached, so a bad config is refused exactly as without one (decisions/0025).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -77,23 +76,15 @@ def _read_entry(path: Path) -> dict[str, Any] | None:
 
 
 def remember_config(instance_root: Path, raw: bytes, config: Config) -> None:
-    """Keep validated settings for the next read: written whole to a temporary file and
-    renamed over the old entry. Best effort: without `.revetly/`, or when it is not writable,
-    nothing is kept and the next read validates again."""
+    """Keep validated settings for the next read, through the project's atomic write (the old
+    entry or the new one, never half). Best effort: without `.revetly/`, or when it is not
+    writable, nothing is kept and the next read validates again."""
+    from revetly_core.writes.files import atomic_write  # only on a miss: not the read path
+
     state = instance_root / STATE_DIR
     if not state.is_dir():
         return
     entry = {**cache_key(raw), "settings": settings_of(config)}
     text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
-    tmp: str | None = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".config-cache.", suffix=".tmp", dir=state)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, state / CACHE_FILE)
-        tmp = None
-    except OSError:
-        pass
-    finally:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        atomic_write(state / CACHE_FILE, text.encode("utf-8"))
