@@ -208,8 +208,11 @@ def flags_as_flags(command: Any) -> Any:
 
 def command(args: Sequence[str] = ()) -> Any:
     """The click command `revetly` runs: the typer app with its flags shown as flags, built for
-    the command the arguments name (only that one is built: `one_command.app_for`)."""
-    return flags_as_flags(typer.main.get_command(app_for(app, args)))
+    the command the arguments name (only that one is built: `one_command.app_for`), its text and
+    number values coerced without pydantic (`plain_values`)."""
+    from revetly_cli.plain_values import plain_coercion
+
+    return plain_coercion(flags_as_flags(typer.main.get_command(app_for(app, args))))
 
 
 def main() -> None:
