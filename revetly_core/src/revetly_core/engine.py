@@ -8,36 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from revetly_core.answers import (
-    ArtifactAnswer,
-    AuditLinksAnswer,
-    AuthoringAnswer,
-    BackfillAnswer,
-    BackfillPlan,
-    BacklogAnswer,
-    CheckAnswer,
-    ConversationAnswer,
-    DoctorAnswer,
-    GateAnswer,
-    HealthAnswer,
-    InitAnswer,
-    ManualPage,
-    ManualTopics,
-    MigrateAnswer,
-    PassSummary,
-    ReviewList,
-    ReviewPage,
-    ReviewState,
-    ScopeAnswer,
-    SearchAnswer,
-    StatusAnswer,
-    WatchEvent,
-    WatchSummary,
-)
 from revetly_core.config import Config, load_config
 from revetly_core.connectors.base import Progress, no_progress
 from revetly_core.instance.layout import InstancePaths, locate_instance
-from revetly_core.instance.scaffold import scaffold_instance
 from revetly_core.store.db import Store
 from revetly_core.store.graph import GraphCache
 from revetly_core.store.kept import KeptReaders
@@ -46,6 +19,32 @@ from revetly_core.store.keyword import KeywordIndex
 if TYPE_CHECKING:
     import networkx as nx
 
+    from revetly_core.answers import (
+        ArtifactAnswer,
+        AuditLinksAnswer,
+        AuthoringAnswer,
+        BackfillAnswer,
+        BackfillPlan,
+        BacklogAnswer,
+        CheckAnswer,
+        ConversationAnswer,
+        DoctorAnswer,
+        GateAnswer,
+        HealthAnswer,
+        InitAnswer,
+        ManualPage,
+        ManualTopics,
+        MigrateAnswer,
+        PassSummary,
+        ReviewList,
+        ReviewPage,
+        ReviewState,
+        ScopeAnswer,
+        SearchAnswer,
+        StatusAnswer,
+        WatchEvent,
+        WatchSummary,
+    )
     from revetly_core.scope.context import ScopeContext
     from revetly_core.scope.path_history import PathHistoryCache
     from revetly_core.writes.capture import CaptureMode
@@ -99,6 +98,8 @@ class Engine:
             raise Refusal("invalid-argument", "--write-hosts writes into the repository --from "
                           "names, and no --from was given", "add --from KIND REPO, or drop "
                           "--write-hosts (the instance gets its own host files either way)")
+        from revetly_core.instance.scaffold import scaffold_instance
+
         return scaffold_instance(Path(path), commits, auth_issuer=auth_issuer)
 
     def _store(self) -> Store:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from revetly_core.answers.maintenance import CheckProblem
 from revetly_core.model import Artifact, HistoryEntry
+
+if TYPE_CHECKING:
+    from revetly_core.answers.maintenance import CheckProblem
 
 Progress = Callable[[str, int, int], None]
 """progress(phase, done, total): how far a long read has got."""

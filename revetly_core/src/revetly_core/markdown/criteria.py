@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from revetly_core.answers.maintenance import CheckProblem
+if TYPE_CHECKING:
+    from revetly_core.answers.maintenance import CheckProblem
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _MARKER = re.compile(r"^\s{0,3}(?:[-*]|\d+[.)])\s+(.*)$")

@@ -12,10 +12,13 @@ import os
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from revetly_core.answers.operate import WatchEvent, WatchSummary
-from revetly_core.config import Config
 from revetly_core.processes import pid_alive
+
+if TYPE_CHECKING:
+    from revetly_core.answers.operate import WatchEvent, WatchSummary
+    from revetly_core.config import Config
 
 WATCH_MARKER = "watch.json"
 DEBOUNCE_MS = 1600

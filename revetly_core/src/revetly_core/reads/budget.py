@@ -6,10 +6,12 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from revetly_core.answers.common import CutReport
 from revetly_core.refusal import Refusal
+
+if TYPE_CHECKING:
+    from revetly_core.answers.common import CutReport
 
 DEFAULT_READ_BUDGET = 32_768
 ENV_READ_BUDGET = "REVETLY_READ_BUDGET"

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from revetly_core.answers.common import Envelope
-from revetly_core.config import Config
 from revetly_core.refusal import Refusal
-from revetly_core.store.protocols import Store
+
+if TYPE_CHECKING:
+    from revetly_core.answers.common import Envelope
+    from revetly_core.config import Config
+    from revetly_core.store.protocols import Store
 
 DELETED_VALUES = ("include", "only")
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from revetly_core.answers.common import Freshness
-from revetly_core.answers.health import HealthAnswer, SourceHealth
-from revetly_core.config import Config
-from revetly_core.store.protocols import KeywordIndex, Store
+if TYPE_CHECKING:
+    from revetly_core.answers.common import Freshness
+    from revetly_core.answers.health import HealthAnswer, SourceHealth
+    from revetly_core.config import Config
+    from revetly_core.store.protocols import KeywordIndex, Store
 
 
 def history_block(sources: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:

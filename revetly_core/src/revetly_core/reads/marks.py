@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from revetly_core.answers.common import Marks, Reviser
 from revetly_core.markdown.criteria import criteria_fingerprint
-from revetly_core.model import Artifact
-from revetly_core.store.protocols import Store
+
+if TYPE_CHECKING:
+    from revetly_core.answers.common import Marks, Reviser
+    from revetly_core.model import Artifact
+    from revetly_core.store.protocols import Store
 
 REVISED_BY_MARK = True
 """Every served row of a work item a note declares it revises carries revised_by."""

@@ -6,10 +6,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from revetly_core.answers.common import Absent
-from revetly_core.answers.search import Fact, LinkEntry, Passage, SearchAnswer, SearchArtifact
-from revetly_core.config import Config
 from revetly_core.ids import IdFinder, IdResolver, id_key
 from revetly_core.model import WORK_ITEM_TYPES, Artifact
 from revetly_core.reads import ranking, retrieval, semantic
@@ -18,10 +16,15 @@ from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, r
 from revetly_core.reads.marks import row_marks
 from revetly_core.reads.text import best_passage, query_words, query_words_in, summary
 from revetly_core.refusal import Refusal
-from revetly_core.store.keyword import Alternatives
-from revetly_core.store.protocols import KeywordIndex, KeywordSearcher, Store
-from revetly_core.store.queries_search import HitRow, NeighbourLink
 from revetly_core.store.stopwords import STOPWORDS
+
+if TYPE_CHECKING:
+    from revetly_core.answers.common import Absent
+    from revetly_core.answers.search import Fact, LinkEntry, Passage, SearchAnswer, SearchArtifact
+    from revetly_core.config import Config
+    from revetly_core.store.keyword import Alternatives
+    from revetly_core.store.protocols import KeywordIndex, KeywordSearcher, Store
+    from revetly_core.store.queries_search import HitRow, NeighbourLink
 
 MAX_QUERY_CHARS = 2_000
 MAX_LIMIT = 50

@@ -8,11 +8,14 @@ provider's method, never a keyword one.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from revetly_core.config import Config
 from revetly_core.embedding.resolve import open_provider
 from revetly_core.embedding.settings import declared
 from revetly_core.refusal import Refusal
+
+if TYPE_CHECKING:
+    from revetly_core.config import Config
 
 
 def semantic_method(config: Config) -> str:

@@ -7,10 +7,9 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from revetly_core.connectors.base import FileProblem, KnownArtifact
-from revetly_core.model import Artifact, HistoryEntry, Link
 from revetly_core.refusal import Refusal
 from revetly_core.store.queries_artifact import ArtifactQueries
 from revetly_core.store.queries_backlog import BacklogQueries
@@ -19,6 +18,9 @@ from revetly_core.store.queries_pass import PassQueries
 from revetly_core.store.queries_scope import ScopeQueries
 from revetly_core.store.queries_search import SearchQueries
 from revetly_core.store.rows import ARTIFACT_COLUMNS, artifact_row, key_text, row_to_artifact
+
+if TYPE_CHECKING:
+    from revetly_core.model import Artifact, HistoryEntry, Link
 
 SCHEMA_VERSION = 3
 """Bumped whenever the tables change; each bump adds one step to MIGRATIONS."""

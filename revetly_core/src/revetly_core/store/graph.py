@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from revetly_core.store.db import Store
+if TYPE_CHECKING:
+    from revetly_core.store.db import Store
 
 
 class GraphCache:

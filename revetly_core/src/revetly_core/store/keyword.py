@@ -17,10 +17,12 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import chain
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from revetly_core.model import Artifact
 from revetly_core.store.stopwords import STOPWORDS
+
+if TYPE_CHECKING:
+    from revetly_core.model import Artifact
 
 INDEX_FORMAT = 5
 """Bumped when what the index holds or how it tokenizes changes: the next pass rebuilds it."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from revetly_core.model import Artifact
 from revetly_core.store.batches import ID_BATCH
 from revetly_core.store.keyword import (
     POPULATIONS,
@@ -24,6 +24,9 @@ from revetly_core.store.keyword import (
     merged,
     population,
 )
+
+if TYPE_CHECKING:
+    from revetly_core.model import Artifact
 
 DB_FILE = "keyword.sqlite"
 TOKENIZER = "unicode61 remove_diacritics 0 tokenchars '-._'"

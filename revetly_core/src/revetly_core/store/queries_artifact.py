@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from revetly_core.model import Artifact
 from revetly_core.store.batches import batches, marks
 from revetly_core.store.rows import COMPACT_COLUMNS, row_to_artifact
+
+if TYPE_CHECKING:
+    from revetly_core.model import Artifact
 
 LinkState = Literal["live", "retired", "any"]
 _STATE_SQL: dict[LinkState, str] = {
