@@ -7,7 +7,7 @@ query process, side by side on the same instance in one run.
 
 For each size it takes the instance from bench_pass's cache (generated when absent), makes sure
 CONTEXT is current (`revetly sync`), builds the plain FTS5 index of the same markdown files on
-disk (`raw_fts5.build_index`), writes the bytecode of the three packages (`compile_packages`:
+disk (`raw_fts5.build_index`), writes the bytecode of the three packages (`bench_pass.compile_packages`:
 an installed package has it; an editable checkout under PYTHONDONTWRITEBYTECODE would compile
 every module on every start), then runs, interleaved, N fresh processes of each of:
 
@@ -52,22 +52,6 @@ PYDANTIC_CODE = ("import importlib, importlib.util, pydantic; "
                  "importlib.util.find_spec('typer._adapters') and importlib.import_module('typer._adapters')")
 """What typer 0.25+ loads to coerce an invoked command's values (older typer: pydantic alone)."""
 _IMPORT_LINE = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
-
-
-def compile_packages() -> int:
-    """Write the bytecode of the three packages' modules, as an install does: an editable
-    checkout run with PYTHONDONTWRITEBYTECODE set would otherwise compile every module from
-    source on every start, which no installed user pays. Returns how many modules were seen."""
-    import compileall
-    import importlib.util
-
-    seen = 0
-    for package in ("revetly_core", "revetly_cli", "revetly_mcp"):
-        spec = importlib.util.find_spec(package)
-        for folder in (spec.submodule_search_locations or []) if spec else []:
-            compileall.compile_dir(folder, quiet=1)
-            seen += sum(1 for _ in Path(folder).rglob("*.py"))
-    return seen
 
 
 def revetly_command() -> list[str]:
@@ -117,7 +101,7 @@ def bench_size(size: int, args: argparse.Namespace, gen: bench_pass.Generator) -
     conn.close()
     print(f"[{size}] plain FTS5 index of {build.files} files built in {build.wall_s:.1f} s", flush=True)
     ours_argv = search_argv(inst, args.query)
-    print(f"[{size}] bytecode of {compile_packages()} modules written", flush=True)
+    print(f"[{size}] bytecode of {bench_pass.compile_packages()} modules written", flush=True)
     commands = {
         "ours": lambda: raw_fts5.run_process(ours_argv),
         "bare": lambda: raw_fts5.bare_process(db_path, args.query),

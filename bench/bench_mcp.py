@@ -311,6 +311,7 @@ def bench_size(size: int, args: argparse.Namespace, gen: bench_pass.Generator,
 
     inst, meta, _ = bench_reads.ensure_synced(size, args, gen)
     ids, _ = bench_reads.sample_ids(inst, size)
+    print(f"[{size}] bytecode of {bench_pass.compile_packages()} modules written", flush=True)
     out: dict[str, Any] = {"size": size, "instance_head": meta["head"],
                            **anyio.run(bench_async, inst, ids, queries, args)}
     trips = out["round_trips"]
