@@ -1,0 +1,53 @@
+"""What the review page shows and how its answer is applied: core's own review path, under
+the signed-in person's verified principal, with the served approver floor (spec §3a)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from revetly_core.auth.served_surface import Caller, ServedSurface
+from revetly_core.refusal import Refusal
+
+PAGE_DECISIONS = ("approve", "reject", "withdraw")
+DECIDED_VIA_PAGE = "url"
+
+
+def check_page_decision(value: object) -> str:
+    """The page answers approve, reject or withdraw; anything else is refused naming them."""
+    if value not in PAGE_DECISIONS:
+        raise Refusal("bad-argument", f"decision {value!r} is not one the review page answers",
+                      f"answer one of: {', '.join(PAGE_DECISIONS)}", {"field": "decision"})
+    return str(value)
+
+
+def page_view(surface: ServedSurface, review_id: str) -> dict[str, Any]:
+    """The review as the page shows it: its state and the whole draft."""
+    try:
+        return dict(surface.engine.show_review(review_id))
+    except Refusal as refusal:
+        return refusal.payload()
+
+
+def decide_on_page(surface: ServedSurface, caller: Caller, review_id: str, decision: str,
+                   reason: str | None = None) -> dict[str, Any]:
+    """Apply the page's answer as `caller`: resolve_review for approve/reject, withdraw_review
+    for withdraw, both recorded decided_via "url" (attributed, audited, floor-checked)."""
+    try:
+        check_page_decision(decision)
+    except Refusal as refusal:
+        return refusal.payload()
+    reason = reason or None
+    if decision == "withdraw":
+        return surface.call_as(caller, "withdraw_review",
+                               {"review_id": review_id, "reason": reason},
+                               decided_via=DECIDED_VIA_PAGE)
+    return surface.call_as(caller, "resolve_review",
+                           {"review_id": review_id, "decision": decision, "reason": reason},
+                           decided_via=DECIDED_VIA_PAGE)
+
+
+def decision_recorded(payload: dict[str, Any]) -> bool:
+    """The answer closed the review now (or found it already closed): the link is spent."""
+    if "refusal" in payload:
+        return False
+    return payload.get("answered_now") is True or payload.get("status") not in (None, "pending")
