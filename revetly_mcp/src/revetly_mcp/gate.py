@@ -23,6 +23,7 @@ from mcp.types import (
     CallToolResult,
     ElicitRequest,
     ElicitRequestFormParams,
+    ElicitRequestURLParams,
     InputRequiredResult,
 )
 from pydantic import BaseModel, Field, create_model
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
 
 
 PAGE_KEY = "review-page"
+LINK_KEY = "review-link"
+LINK_STATE = "URL|"
 log = logging.getLogger("revetly.gate")
 
 
@@ -109,6 +112,8 @@ class GateRenderer:
     def __init__(self, server: RevetlyServer) -> None:
         self.server = server
         self.review_page: ReviewPage | None = None
+        self.handed: dict[str, CallToolResult] = {}
+        """2026-07-28 calls whose link went out in an input-required round, by review id."""
 
     def serve_url_gate(self, page: ReviewPage) -> None:
         """The endpoint serves the review page: url-capable clients get the url gate."""
@@ -145,6 +150,8 @@ class GateRenderer:
         server = self.server
         rctx = ctx.request_context
         state = ctx.request_state
+        if state and state.startswith(LINK_STATE):
+            return await self._link_handed(state[len(LINK_STATE):])
         if state and state.startswith("REV-"):
             review_id, _, index = state.partition("|")
             return await self._dialog(ctx, review_id, int(index or 0))
@@ -161,17 +168,30 @@ class GateRenderer:
 
     # ------------------------------------------------------------------ the url gate
     async def _hand_link(self, ctx: Context, review_id: str,
-                         result: CallToolResult) -> CallToolResult:
+                         result: CallToolResult) -> CallToolResult | InputRequiredResult:
         """Mint the review's one-time link (killing any earlier one) and hand it to the client
-        by URL elicitation; the call answers awaiting-review whatever the client replied, and
-        the page's decision later reaches this session as elicitation/complete."""
+        by URL elicitation (on 2026-07-28, as an input-required round); the call answers
+        awaiting-review whatever the client replied, and the page's decision later reaches the
+        raising session as elicitation/complete."""
         assert self.review_page is not None
         link, url = self.review_page.mint(review_id, ctx.session)
+        if not can_send_requests(ctx.request_context):  # 2026-07-28: an input-required round
+            self.handed[review_id] = result
+            request = ElicitRequest(params=ElicitRequestURLParams(
+                message=url_message(review_id), url=url, elicitation_id=link.elicitation_id))
+            return InputRequiredResult(input_requests={LINK_KEY: request},
+                                       request_state=f"{LINK_STATE}{review_id}")
         try:
             await ctx.elicit_url(url_message(review_id), url, link.elicitation_id)
         except Exception as exc:  # a client that cannot take it leaves the review pending
             log.info("url elicitation for %s not answered: %s", review_id, exc)
         return result
+
+    async def _link_handed(self, review_id: str) -> CallToolResult:
+        """The retried round after the link was handed: the call's own awaiting-review answer
+        (or, if this process no longer holds it, the review's state, still pending)."""
+        result = self.handed.pop(review_id, None)
+        return result if result is not None else await self._dismissed(review_id)
 
     async def _dialog(self, ctx: Context, review_id: str,
                       index: int) -> CallToolResult | InputRequiredResult:

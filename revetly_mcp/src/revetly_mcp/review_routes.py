@@ -19,7 +19,12 @@ from urllib.parse import urlsplit
 
 import anyio
 import httpx
-from revetly_core.auth.review_decision import decide_on_page, decision_recorded, page_view
+from revetly_core.auth.review_decision import (
+    decide_on_page,
+    decision_recorded,
+    page_view,
+    still_waiting,
+)
 from revetly_core.auth.review_links import (
     REVIEW_PATH,
     ReviewLink,
@@ -143,8 +148,11 @@ class ReviewPage:
                 authorize, client_id=self.auth.review_client_id,
                 redirect_uri=callback_url(self.base), state=state, verifier=pending.verifier,
                 resource=self.resource, scopes=list(self.auth.scopes)), status_code=303)
-        view = await self.core(lambda: page_view(self.surface, review_id))
-        if "refusal" in view:
+        view = await self.core(lambda: page_view(self.surface, Caller(claims), review_id))
+        if view.get("refusal", {}).get("code") == "outside-grant":
+            return HTMLResponse(outcome_page(view), status_code=403)
+        if not still_waiting(view):  # answered elsewhere meanwhile: the link is spent
+            self.links.spend(review_id, nonce)
             return not_found()
         html = review_page(view, action=f"{self.base}{REVIEW_PATH}/{review_id}/decision",
                            nonce=nonce, csrf=session.csrf,

@@ -186,3 +186,18 @@ async def test_a_decision_from_another_origin_is_refused(
         assert forged.status == 403
     assert review_of(writable, answer["review_id"])["status"] == "pending"
     assert story_text(writable) is None
+
+
+async def test_on_2026_07_28_the_link_goes_out_in_an_input_required_round(
+        writable: Path, served: Served, issuer: IssuerHandle) -> None:
+    async with url_gate_client(served.url, issuer.token("ana", served.url), mode="auto") as gate:
+        assert gate.client.protocol_version == "2026-07-28"
+        answer = (await gate.client.call_tool("submit_draft", DRAFT)).structured_content or {}
+    assert answer["status"] == "awaiting-review" and answer["gate"] == "url"
+    [(link, _)] = gate.links
+    assert link.startswith(f"{served.base}/review/{answer['review_id']}?nonce=")
+    async with browser_context() as context:
+        page = await context.new_page()
+        await sign_in(page, link, "bo")
+        assert await decide(page, "approve") == "applied"
+    assert review_of(writable, answer["review_id"])["status"] == "applied"

@@ -12,7 +12,10 @@ import anyio
 from mcp import Client
 from mcp.types import ElicitCompleteNotification, ElicitRequestURLParams, ElicitResult
 
-from tests.mcp.http.http_clients import http_client
+import httpx2
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.mcp.http.http_clients import UNCAPPED_EVENTS
 
 COMPLETE_WITHIN = 30.0
 """Seconds a test waits for elicitation/complete before failing (a bound, not a measurement)."""
@@ -35,8 +38,10 @@ class UrlGateClient:
 
 
 @asynccontextmanager
-async def url_gate_client(url: str, token: str) -> AsyncIterator[UrlGateClient]:
-    """A url-elicitation client on the endpoint under `token`."""
+async def url_gate_client(url: str, token: str,
+                          mode: str = "legacy") -> AsyncIterator[UrlGateClient]:
+    """A url-elicitation client on the endpoint under `token` (the handshake era by default;
+    mode="auto" negotiates 2026-07-28)."""
     holder: dict[str, UrlGateClient] = {}
 
     async def on_elicit(ctx: Any, params: Any) -> ElicitResult:
@@ -51,7 +56,10 @@ async def url_gate_client(url: str, token: str) -> AsyncIterator[UrlGateClient]:
             gate.completed.append(root.params.elicitation_id)
             gate._arrived.set()
 
-    async with http_client(url, token, elicitation_callback=on_elicit,
-                           message_handler=on_message) as client:
+    headers = {"Authorization": f"Bearer {token}"}
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60.0)) as http, \
+            Client(streamable_http_client(url, http_client=http, **UNCAPPED_EVENTS),
+                   mode=mode, elicitation_callback=on_elicit,  # type: ignore[arg-type]
+                   message_handler=on_message) as client:
         holder["gate"] = UrlGateClient(client)
         yield holder["gate"]
