@@ -6,14 +6,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import anyio
-from mcp import Client
-from mcp.types import ElicitCompleteNotification, ElicitRequestURLParams, ElicitResult
-
 import httpx2
+from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.types import ElicitCompleteNotification, ElicitRequestURLParams, ElicitResult
 
 from tests.mcp.http.http_clients import UNCAPPED_EVENTS
 
@@ -39,14 +38,14 @@ class UrlGateClient:
 
 @asynccontextmanager
 async def url_gate_client(url: str, token: str,
-                          mode: str = "legacy") -> AsyncIterator[UrlGateClient]:
+                          mode: Literal["legacy", "auto"] = "legacy") -> AsyncIterator[UrlGateClient]:
     """A url-elicitation client on the endpoint under `token` (the handshake era by default;
     mode="auto" negotiates 2026-07-28)."""
     holder: dict[str, UrlGateClient] = {}
 
     async def on_elicit(ctx: Any, params: Any) -> ElicitResult:
         assert isinstance(params, ElicitRequestURLParams), params
-        holder["gate"].links.append((params.url, params.elicitation_id))
+        holder["gate"].links.append((params.url, str(params.elicitation_id)))
         return ElicitResult(action="accept")
 
     async def on_message(message: Any) -> None:
@@ -59,7 +58,7 @@ async def url_gate_client(url: str, token: str,
     headers = {"Authorization": f"Bearer {token}"}
     async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60.0)) as http, \
             Client(streamable_http_client(url, http_client=http, **UNCAPPED_EVENTS),
-                   mode=mode, elicitation_callback=on_elicit,  # type: ignore[arg-type]
+                   mode=mode, elicitation_callback=on_elicit,
                    message_handler=on_message) as client:
         holder["gate"] = UrlGateClient(client)
         yield holder["gate"]
