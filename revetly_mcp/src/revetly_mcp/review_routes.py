@@ -41,6 +41,7 @@ from revetly_core.auth.review_signin import (
     callback_url,
     decision_origin_refusal,
     issuer_endpoints,
+    lacks_scopes,
     token_request,
 )
 from revetly_core.auth.served_surface import Caller, ServedSurface
@@ -138,7 +139,7 @@ class ReviewPage:
             return not_found()
         session = self.signins.session(request.cookies.get(COOKIE_NAME), review_id, nonce)
         claims = await self.verifier.claims_of(session.token) if session is not None else None
-        if session is None or claims is None:
+        if session is None or claims is None or lacks_scopes(claims, list(self.auth.scopes)):
             try:
                 authorize, _ = await self.endpoints()
             except Refusal as refusal:
@@ -163,18 +164,17 @@ class ReviewPage:
     async def callback(self, request: Request) -> Response:
         """The issuer's redirect: redeem the code, verify the token, open the review session."""
         pending = self.signins.finish(request.query_params.get("state"))
-        if pending is None or self.links.live(pending.review_id, pending.nonce) is None:
+        link = self.links.live(pending.review_id, pending.nonce) if pending else None
+        if pending is None or link is None:
             return not_found()
         code = request.query_params.get("code")
         token = await self.redeem(code, pending.verifier) if code else None
         claims = await self.verifier.claims_of(token) if token else None
-        if token is None or claims is None:
+        if token is None or claims is None or lacks_scopes(claims, list(self.auth.scopes)):
             return HTMLResponse(signin_failed_page(
                 "the issuer did not sign you in with a token for this endpoint"), status_code=403)
         sid = self.signins.open(pending, token, claims)
-        target = review_link_url(self.base, self.links.live(pending.review_id, pending.nonce)
-                                 or ReviewLink(pending.review_id, pending.nonce, "", 0.0))
-        response = RedirectResponse(target, status_code=303)
+        response = RedirectResponse(review_link_url(self.base, link), status_code=303)
         response.set_cookie(COOKIE_NAME, sid, max_age=int(SESSION_TTL), path=REVIEW_PATH,
                             httponly=True, samesite="lax", secure=self._secure)
         return response

@@ -16,6 +16,7 @@ from revetly_core.auth.review_signin import (
     callback_url,
     decision_origin_refusal,
     issuer_endpoints,
+    lacks_scopes,
     new_pkce_verifier,
     pkce_challenge,
     token_request,
@@ -97,3 +98,10 @@ def test_a_review_session_answers_only_for_the_link_it_was_opened_on() -> None:
     assert signins.session("other", "REV-0123456789abcdef", "n1") is None
     signins.close(sid)
     assert signins.session(sid, "REV-0123456789abcdef", "n1") is None
+
+
+def test_a_token_missing_a_required_scope_signs_nobody_in() -> None:
+    assert not lacks_scopes({"scope": "revetly.read revetly.write"}, ["revetly.read"])
+    assert not lacks_scopes({"scp": ["revetly.read"]}, ["revetly.read"])
+    assert lacks_scopes({"scope": "other"}, ["revetly.read"])
+    assert lacks_scopes({}, ["revetly.read"]) and not lacks_scopes({}, [])

@@ -115,6 +115,9 @@ async def test_a_spent_nonce_answers_nothing(
             "nonce": str(nonce), "csrf": str(csrf), "decision": "approve"},
             headers={"Origin": served.base})
         assert replay.status == 404 and (await replay.text()) == "Not Found"
+        unknown = await page.goto(f"{served.base}/review/REV-ffffffffffffffff?nonce={nonce}")
+        assert unknown is not None and unknown.status == 404
+        assert (await unknown.text()) == "Not Found"
 
 
 async def test_a_re_raise_mints_a_new_link_and_the_old_one_answers_nothing(
@@ -201,3 +204,16 @@ async def test_on_2026_07_28_the_link_goes_out_in_an_input_required_round(
         await sign_in(page, link, "bo")
         assert await decide(page, "approve") == "applied"
     assert review_of(writable, answer["review_id"])["status"] == "applied"
+
+
+async def test_without_an_issuer_there_is_no_page_and_no_url_gate(
+        writable: Path, serve: ServeFactory) -> None:
+    loopback = serve(writable)
+    async with url_gate_client(loopback.url, "") as gate:
+        answer = (await gate.client.call_tool("submit_draft", DRAFT)).structured_content or {}
+    assert gate.links == [] and gate.dialogs, answer  # the dialog, the gate stdio would give
+    assert answer["status"] == "pending" and answer.get("gate") != "url"
+    async with browser_context() as context:
+        page = await context.new_page()
+        missing = await page.goto(f"{loopback.base}/review/{answer['review_id']}?nonce=x")
+        assert missing is not None and missing.status == 404

@@ -22,10 +22,12 @@ COMPLETE_WITHIN = 30.0
 
 @dataclass
 class UrlGateClient:
-    """The client, the (url, elicitation id) pairs it was handed, the ids completed."""
+    """The client, the (url, elicitation id) pairs it was handed, the form dialogs it was put
+    (and dismissed), the ids completed."""
 
     client: Client
     links: list[tuple[str, str]] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
     completed: list[str] = field(default_factory=list)
     _arrived: anyio.Event = field(default_factory=anyio.Event)
 
@@ -39,12 +41,14 @@ class UrlGateClient:
 @asynccontextmanager
 async def url_gate_client(url: str, token: str,
                           mode: Literal["legacy", "auto"] = "legacy") -> AsyncIterator[UrlGateClient]:
-    """A url-elicitation client on the endpoint under `token` (the handshake era by default;
+    """A url-elicitation client on the endpoint under `token` (none: no bearer; the handshake era by default;
     mode="auto" negotiates 2026-07-28)."""
     holder: dict[str, UrlGateClient] = {}
 
     async def on_elicit(ctx: Any, params: Any) -> ElicitResult:
-        assert isinstance(params, ElicitRequestURLParams), params
+        if not isinstance(params, ElicitRequestURLParams):  # a form dialog: dismissed
+            holder["gate"].dialogs.append(str(params.message))
+            return ElicitResult(action="decline")
         holder["gate"].links.append((params.url, str(params.elicitation_id)))
         return ElicitResult(action="accept")
 
@@ -55,7 +59,7 @@ async def url_gate_client(url: str, token: str,
             gate.completed.append(root.params.elicitation_id)
             gate._arrived.set()
 
-    headers = {"Authorization": f"Bearer {token}"}
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60.0)) as http, \
             Client(streamable_http_client(url, http_client=http, **UNCAPPED_EVENTS),
                    mode=mode, elicitation_callback=on_elicit,

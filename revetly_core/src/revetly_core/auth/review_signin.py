@@ -79,6 +79,21 @@ def issuer_endpoints(metadata: Mapping[str, Any]) -> tuple[str, str]:
     return auth, token
 
 
+def token_scopes(claims: Mapping[str, Any]) -> set[str]:
+    """The scopes a token carries: its space-separated `scope`, else its `scp` list."""
+    scope = claims.get("scope")
+    if isinstance(scope, str):
+        return set(scope.split())
+    scp = claims.get("scp")
+    return {s for s in scp if isinstance(s, str)} if isinstance(scp, list) else set()
+
+
+def lacks_scopes(claims: Mapping[str, Any], required: list[str]) -> bool:
+    """A sign-in whose token misses a scope [auth] scopes requires signs nobody in on the page,
+    as it would be refused on /mcp."""
+    return not set(required) <= token_scopes(claims)
+
+
 def origin_of(url: str) -> str:
     """scheme://host[:port] of a URL, lower-cased."""
     parts = urlsplit(url)
