@@ -66,6 +66,7 @@ def not_found() -> Response:
 
 
 def refused(refusal: Refusal, status: int = 403) -> Response:
+    """A refusal rendered as the page's outcome (the review untouched)."""
     return HTMLResponse(outcome_page(refusal.payload()), status_code=status)
 
 
@@ -108,8 +109,14 @@ class ReviewPage:
                         response = await client.get(url)
                     except httpx.HTTPError:
                         continue
-                    if response.status_code == 200:
-                        self._endpoints = issuer_endpoints(response.json())
+                    if response.status_code != 200:
+                        continue
+                    try:
+                        document = response.json()
+                    except ValueError:
+                        continue
+                    if isinstance(document, dict):
+                        self._endpoints = issuer_endpoints(document)
                         break
             if self._endpoints is None:
                 self._endpoints = issuer_endpoints({})
@@ -117,7 +124,11 @@ class ReviewPage:
 
     async def redeem(self, code: str, verifier: str) -> str | None:
         """The access token the issuer gives for this code (as a public client), else None."""
-        _, token_endpoint = await self.endpoints()
+        try:
+            _, token_endpoint = await self.endpoints()
+        except Refusal as refusal:
+            log.warning("review sign-in: %s", refusal)
+            return None
         form = token_request(code, client_id=self.auth.review_client_id,
                              redirect_uri=callback_url(self.base), verifier=verifier,
                              resource=self.resource)
