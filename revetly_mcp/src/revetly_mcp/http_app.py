@@ -150,7 +150,8 @@ class HttpRevetlyServer(RevetlyServer):
             if state.announced:
                 return
             state.announced = True
-            decl = ClientDeclaration.from_initialize(declared_params(rctx))
+            decl = ClientDeclaration.from_initialize(declared_params(rctx),
+                                                     issuer=self.gate.issuer)
             logging.getLogger(DECLARED_LOGGER).info(declared_line(decl, self.counter.next(decl)))
         except Exception as exc:  # a diagnostic never fails a call
             log.debug("declared line not written: %s", exc)

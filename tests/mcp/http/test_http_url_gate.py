@@ -44,6 +44,7 @@ async def test_the_gated_write_hands_a_one_time_link_by_url_elicitation(
     [(link, elicitation_id)] = gate.links
     assert link.startswith(f"{served.base}/review/{answer['review_id']}?nonce=")
     assert elicitation_id and "nonce" not in str(answer)
+    assert "gate=url" in served.server.output()  # the revetly.declared line names it
 
 
 async def test_sign_in_and_approve_lands_the_draft_under_the_humans_sub(
