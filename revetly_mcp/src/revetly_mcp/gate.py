@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 PAGE_KEY = "review-page"
 LINK_KEY = "review-link"
 LINK_STATE = "URL|"
+HANDED_MAX = 1024
+"""Answers held for 2026-07-28 retries of a handed link, at most (the oldest go first)."""
 log = logging.getLogger("revetly.gate")
 
 
@@ -176,6 +178,8 @@ class GateRenderer:
         assert self.review_page is not None
         link, url = self.review_page.mint(review_id, ctx.session)
         if not can_send_requests(ctx.request_context):  # 2026-07-28: an input-required round
+            if len(self.handed) >= HANDED_MAX:  # a client that never retried: oldest first
+                self.handed.pop(next(iter(self.handed)))
             self.handed[review_id] = result
             request = ElicitRequest(params=ElicitRequestURLParams(
                 message=url_message(review_id), url=url, elicitation_id=link.elicitation_id))
