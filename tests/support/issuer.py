@@ -4,7 +4,9 @@ It signs RS256 access tokens with joserfc (authlib's JOSE) and publishes:
   GET  /.well-known/oauth-authorization-server   RFC 8414 metadata
   GET  /jwks                                     the public keys
   POST /token                                    password (test users), client_credentials,
-                                                 authorization_code with PKCE (S256, authlib's)
+                                                 authorization_code with PKCE (S256, authlib's;
+                                                 the code is bound to its client_id and
+                                                 redirect_uri, as for a public client)
   GET|POST /authorize                            a login form issuing a code
   POST /introspect                               RFC 7662 (revoked or expired -> inactive)
   POST /revoke                                   RFC 7009
@@ -106,7 +108,8 @@ def build_app(base: str) -> Starlette:
             held = state.codes.pop(str(form.get("code")), None)
             verifier = str(form.get("code_verifier") or "")
             if held is None or create_s256_code_challenge(verifier) != held["challenge"] \
-                    or held["redirect_uri"] != form.get("redirect_uri"):
+                    or held["redirect_uri"] != form.get("redirect_uri") \
+                    or held["client_id"] != form.get("client_id"):
                 return JSONResponse({"error": "invalid_grant"}, status_code=400)
             tok = state.mint(held["sub"], resource=held["resource"],
                              extra={"name": held["sub"].title(),
@@ -132,6 +135,7 @@ def build_app(base: str) -> Starlette:
         state.codes[code] = {"sub": str(form.get("username")),
                              "challenge": str(form.get("code_challenge")),
                              "redirect_uri": str(form.get("redirect_uri")),
+                             "client_id": str(form.get("client_id") or ""),
                              "resource": str(form.get("resource") or "") or None}
         query = urlencode({"code": code, "state": str(form.get("state") or "")})
         return RedirectResponse(f"{form.get('redirect_uri')}?{query}", status_code=303)

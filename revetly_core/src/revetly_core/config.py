@@ -231,6 +231,8 @@ class AuthSection:
     audit_log: str | None = None
     """The append-only file a served endpoint writes one audit line per call to."""
     grants: GrantsSection | None = None
+    review_client_id: str = "revetly-review"
+    """The client id the URL review page signs people in under (a public client, PKCE)."""
 
 
 @dataclass(frozen=True)

@@ -312,6 +312,8 @@ class AuthSection(_Strict):
     audit_log: str | None = None
     """The append-only file a served endpoint writes one audit line per call to."""
     grants: GrantsSection | None = None
+    review_client_id: str = "revetly-review"
+    """The client id the URL review page signs people in under (a public client, PKCE)."""
 
     @field_validator("issuer", "jwks_uri", "introspection_url")
     @classmethod

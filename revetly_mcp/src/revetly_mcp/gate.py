@@ -1,13 +1,16 @@
 """The review gate as the client sees it: chosen in core, rendered here.
 
 core's select_gate decides from what the client declared; this module only renders the choice:
-form elicitation dialogs paginated from core's review_pages (answered inside the call, in the
-handshake era by asking the client, on 2026-07-28 by input-required rounds), the review app
-resource for a host with the Apps extension, and the parked answer otherwise.
+the one-time link to the review page by URL elicitation (on an endpoint that serves the page,
+revetly_mcp.review_routes), form elicitation dialogs paginated from core's review_pages
+(answered inside the call, in the handshake era by asking the client, on 2026-07-28 by
+input-required rounds), the review app resource for a host with the Apps extension, and the
+parked answer otherwise.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from functools import partial
 from importlib import resources
@@ -20,6 +23,7 @@ from mcp.types import (
     CallToolResult,
     ElicitRequest,
     ElicitRequestFormParams,
+    ElicitRequestURLParams,
     InputRequiredResult,
 )
 from pydantic import BaseModel, Field, create_model
@@ -36,10 +40,22 @@ from revetly_mcp.schemas import tool_result
 from revetly_mcp.session import can_send_requests, declared_params
 
 if TYPE_CHECKING:
+    from revetly_mcp.review_routes import ReviewPage
     from revetly_mcp.server import RevetlyServer
 
 
 PAGE_KEY = "review-page"
+LINK_KEY = "review-link"
+LINK_STATE = "URL|"
+HANDED_MAX = 1024
+"""Answers held for 2026-07-28 retries of a handed link, at most (the oldest go first)."""
+log = logging.getLogger("revetly.gate")
+
+
+def url_message(review_id: str) -> str:
+    """What the client shows beside the link."""
+    return (f"Review {review_id}: open this one-time link, sign in, and approve, reject or "
+            "withdraw the draft on the review page.")
 
 
 @dataclass(frozen=True)
@@ -52,9 +68,10 @@ class Declared:
     gate: GateChoice
 
 
-def declaration_of(rctx: ServerRequestContext[Any, Any]) -> Declared:
-    """The client's declaration and the gate core chooses for it."""
-    decl = ClientDeclaration.from_initialize(declared_params(rctx))
+def declaration_of(rctx: ServerRequestContext[Any, Any], issuer: str | None = None) -> Declared:
+    """The client's declaration and the gate core chooses for it (the url gate only where the
+    endpoint serves the review page, which passes its issuer)."""
+    decl = ClientDeclaration.from_initialize(declared_params(rctx), issuer=issuer)
     return Declared(decl.name, decl.version, reviewer_tools_withheld(decl), select_gate(decl))
 
 
@@ -96,6 +113,18 @@ class GateRenderer:
 
     def __init__(self, server: RevetlyServer) -> None:
         self.server = server
+        self.review_page: ReviewPage | None = None
+        self.handed: dict[str, CallToolResult] = {}
+        """2026-07-28 calls whose link went out in an input-required round, by review id."""
+
+    def serve_url_gate(self, page: ReviewPage) -> None:
+        """The endpoint serves the review page: url-capable clients get the url gate."""
+        self.review_page = page
+
+    @property
+    def issuer(self) -> str | None:
+        """The issuer the url gate signs reviewers in at, where the review page is served."""
+        return self.review_page.auth.issuer if self.review_page is not None else None
 
     def session_arguments(self, name: str, rctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
         """What a gated or reviewer call carries about this connection: the gate core chose,
@@ -104,7 +133,7 @@ class GateRenderer:
 
         spec = tool_spec(name)
         if spec.opens_review:
-            decl = declaration_of(rctx)
+            decl = declaration_of(rctx, self.issuer)
             args: dict[str, Any] = {"gate": decl.gate,
                                     "session_id": self.server.sessions.state(rctx).session_id}
             if name != "raise_review":  # the drafting agent, by its client info
@@ -123,16 +152,50 @@ class GateRenderer:
         server = self.server
         rctx = ctx.request_context
         state = ctx.request_state
+        if state and state.startswith(LINK_STATE):
+            return await self._link_handed(state[len(LINK_STATE):])
         if state and state.startswith("REV-"):
             review_id, _, index = state.partition("|")
             return await self._dialog(ctx, review_id, int(index or 0))
         result = await server.answer(name, ctx, **arguments)
         payload = result.structured_content or {}
-        decl = declaration_of(rctx)
-        if (payload.get("status") != "awaiting-review"
-                or decl.gate.kind != "elicitation"):
+        decl = declaration_of(rctx, self.issuer)
+        if payload.get("status") != "awaiting-review":
+            return result
+        if decl.gate.kind == "url" and self.review_page is not None:
+            return await self._hand_link(ctx, payload["review_id"], result)
+        if decl.gate.kind != "elicitation":
             return result
         return await self._dialog(ctx, payload["review_id"], 0)
+
+    # ------------------------------------------------------------------ the url gate
+    async def _hand_link(self, ctx: Context, review_id: str,
+                         result: CallToolResult) -> CallToolResult | InputRequiredResult:
+        """Mint the review's one-time link (killing any earlier one) and hand it to the client
+        by URL elicitation (on 2026-07-28, as an input-required round); the call answers
+        awaiting-review whatever the client replied, and the page's decision later reaches the
+        raising session as elicitation/complete."""
+        assert self.review_page is not None
+        link, url = self.review_page.mint(review_id, ctx.session)
+        if not can_send_requests(ctx.request_context):  # 2026-07-28: an input-required round
+            if len(self.handed) >= HANDED_MAX:  # a client that never retried: oldest first
+                self.handed.pop(next(iter(self.handed)))
+            self.handed[review_id] = result
+            request = ElicitRequest(params=ElicitRequestURLParams(
+                message=url_message(review_id), url=url, elicitation_id=link.elicitation_id))
+            return InputRequiredResult(input_requests={LINK_KEY: request},
+                                       request_state=f"{LINK_STATE}{review_id}")
+        try:
+            await ctx.elicit_url(url_message(review_id), url, link.elicitation_id)
+        except Exception as exc:  # a client that cannot take it leaves the review pending
+            log.info("url elicitation for %s not answered: %s", review_id, exc)
+        return result
+
+    async def _link_handed(self, review_id: str) -> CallToolResult:
+        """The retried round after the link was handed: the call's own awaiting-review answer
+        (or, if this process no longer holds it, the review's state, still pending)."""
+        result = self.handed.pop(review_id, None)
+        return result if result is not None else await self._dismissed(review_id)
 
     async def _dialog(self, ctx: Context, review_id: str,
                       index: int) -> CallToolResult | InputRequiredResult:

@@ -39,6 +39,7 @@ from revetly_core.auth import (
     resource_url,
     transport_error_body,
 )
+from revetly_core.auth.review_links import review_base_url
 from revetly_core.config import Config
 from revetly_core.writes.gate import ClientDeclaration
 from starlette.applications import Starlette
@@ -50,6 +51,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from revetly_core import Engine, __version__
 from revetly_mcp.auth import JwtVerifier
+from revetly_mcp.review_routes import ReviewPage
 from revetly_mcp.sdk_seam import lowlevel_server
 from revetly_mcp.server import RevetlyServer
 from revetly_mcp.session import Sessions, declared_params
@@ -148,7 +150,8 @@ class HttpRevetlyServer(RevetlyServer):
             if state.announced:
                 return
             state.announced = True
-            decl = ClientDeclaration.from_initialize(declared_params(rctx))
+            decl = ClientDeclaration.from_initialize(declared_params(rctx),
+                                                     issuer=self.gate.issuer)
             logging.getLogger(DECLARED_LOGGER).info(declared_line(decl, self.counter.next(decl)))
         except Exception as exc:  # a diagnostic never fails a call
             log.debug("declared line not written: %s", exc)
@@ -231,6 +234,10 @@ def build_http_app(engine: Engine, address: Address, *, project: str | None = No
                                      "Access-Control-Allow-Origin": "*"})
         for well_known in dict.fromkeys(metadata_paths(address.resource)):
             routes.append(Route(well_known, metadata, methods=["GET"]))
+        page = ReviewPage(surface, verifier, config.auth, resource=address.resource,
+                          base=review_base_url(address.resource, address.path), core=server.core)
+        server.gate.serve_url_gate(page)
+        routes += page.routes()
     routes.append(Mount("/", app=inner))
 
     @asynccontextmanager

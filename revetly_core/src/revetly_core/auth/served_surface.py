@@ -94,7 +94,11 @@ class ServedSurface(Surface):
         self.audit = audit
 
     def call(self, name: str, arguments: dict[str, Any], **options: Any) -> dict[str, Any]:
-        caller = self.caller()
+        return self.call_as(self.caller(), name, arguments, **options)
+
+    def call_as(self, caller: Caller, name: str, arguments: dict[str, Any],
+                **options: Any) -> dict[str, Any]:
+        """One call on behalf of a given caller (the review page's signed-in person)."""
         granted = granted_projects(self.engine.config, caller.claims, self.bound) \
             if caller.authenticated else None
         if self.read_only and name in self.served() and is_write(name):
