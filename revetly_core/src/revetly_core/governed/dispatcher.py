@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import threading
 import time
-from contextlib import suppress
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
