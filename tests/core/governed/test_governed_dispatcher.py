@@ -7,10 +7,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-
-from revetly_core import EvidenceService, FeedbackService, GuardedDispatcher, GuardedTool, Refusal, Scope
 from revetly_core.governed.execution_state import EXECUTIONS, execution_status, holds
 from revetly_core.governed.principals import token_hash
+
+from revetly_core import EvidenceService, FeedbackService, GuardedDispatcher, GuardedTool, Refusal, Scope
 from tests.core.governed.governed_world import START, World, make_world
 from tests.core.governed.guarded_world import SEND, Guarded, JournalBackend, PlainHandler, make_guarded
 
@@ -256,8 +256,9 @@ def test_an_execution_of_another_scope_is_not_inspectable(guarded: Guarded) -> N
 
 
 def test_bad_schemas_names_and_ids_are_refused() -> None:
-    with pytest.raises(Refusal, match="bad_tool_schema|type object"):
+    with pytest.raises(Refusal) as caught:
         GuardedTool("t", "1", "", {"type": "string"})
+    assert caught.value.code == "bad_tool_schema"
     with pytest.raises(Refusal) as caught:
         GuardedTool("t", "1", "", {"type": "object", "properties": {"a": {"type": 3}}})
     assert caught.value.code == "bad_tool_schema"
