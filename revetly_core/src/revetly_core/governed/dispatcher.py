@@ -68,6 +68,10 @@ class _Attached:
     handler: GuardedHandler
     with_context: bool
 
+    def serves(self, record: dict[str, Any]) -> bool:
+        """Whether this handler was attached for exactly the registration record given."""
+        return bool(record["tool"] == self.tool.to_dict() and record["with_context"] == self.with_context)
+
 
 class GuardedDispatcher:
     """Application-owned dispatch of owner-registered proxy tools, for sessions holding execute."""
@@ -132,7 +136,7 @@ class GuardedDispatcher:
                 tool = GuardedTool.from_dict(record["tool"])
                 attached = self._attached.get((session.scope.key, tool.name))
                 listed.append({**tool.to_dict(), "with_context": record["with_context"],
-                               "available": attached is not None and attached.tool == tool})
+                               "available": attached is not None and attached.serves(record)})
             return {"scope": session.scope.to_dict(), "tools": listed,
                     "note": "an acknowledgement is the handler's response, not verification of the task"}
 
@@ -154,7 +158,7 @@ class GuardedDispatcher:
                 return self._replay(session.scope, replay_or_refuse(existing, digest))
             attached = self._serving(session.scope, tool_name)
             validate_arguments(attached.tool, arguments)
-            self._refuse_if_held(session.scope, tool_name)
+            head = self._refuse_if_held(session.scope, tool_name)
             if not self._slots.acquire(timeout=0):
                 raise Refusal("dispatcher_busy", "every guarded worker is busy; nothing was admitted",
                               "retry later with the same key")
@@ -167,7 +171,7 @@ class GuardedDispatcher:
                     return admission
                 admitted_here = True
                 crash_point("guarded-admitted")
-                self._take_hold(session.scope, tool_name, execution_id)
+                self._take_hold(session.scope, tool_name, execution_id, head)
                 self.feedback.authorize(session, "execute")
             except BaseException:
                 self._slots.release()
@@ -226,8 +230,7 @@ class GuardedDispatcher:
             raise Refusal("unknown_guarded_tool", f"no guarded tool {name} in {scope.key}",
                           "list tools with guarded_tools")
         attached = self._attached.get((scope.key, name))
-        if (attached is None or attached.tool != GuardedTool.from_dict(record["tool"])
-                or attached.with_context != record["with_context"]):
+        if attached is None or not attached.serves(record):
             raise Refusal("guarded_tool_unavailable", f"guarded tool {name} has no handler attached here",
                           "the application registers its handler in this process; nothing was admitted")
         return attached
@@ -242,13 +245,17 @@ class GuardedDispatcher:
         return n
 
     def _holder(self, scope: Scope, tool: str, n: int) -> dict[str, Any] | None:
-        """The state of the execution that link n names, when it still holds the tool."""
+        """The execution that link n names and its status, when it still holds the tool."""
         if n == 0:
             return None
-        link = self.evidence.get(scope.partition(EXECUTIONS), hold_link_id(tool, n))
+        partition = scope.partition(EXECUTIONS)
+        link = self.evidence.get(partition, hold_link_id(tool, n))
         assert link is not None
-        state = self.state(scope, link["execution_id"], held=True)
-        return state if state["hold"] else None
+        execution_id = link["execution_id"]
+        status = execution_status(held=True, outcome=self.evidence.get(partition, f"outcome:{execution_id}"),
+                                  reconciled=self.evidence.get(partition, f"reconcile:{execution_id}"),
+                                  running=execution_id in self._running)
+        return {"execution_id": execution_id, "status": status} if holds(status) else None
 
     def _refuse_if_held(self, scope: Scope, tool: str) -> int:
         n = self._head(scope, tool)
@@ -279,11 +286,12 @@ class GuardedDispatcher:
             return self._replay(session.scope, replay_or_refuse(existing, digest))
         return admission
 
-    def _take_hold(self, scope: Scope, tool: str, execution_id: str) -> None:
-        """Append the next hold link: a compare-and-set across processes (record ids are unique)."""
+    def _take_hold(self, scope: Scope, tool: str, execution_id: str, head: int) -> None:
+        """Append link head+1, a compare-and-set across processes (record ids are unique); when
+        another process took it first, check the hold again and retry at the new head."""
         partition = scope.partition(EXECUTIONS)
+        n = head
         for _ in range(MAX_CAS_ATTEMPTS):
-            n = self._refuse_if_held(scope, tool)
             try:
                 self.evidence.append(partition, hold_link_id(tool, n + 1),
                                      {"tool": tool, "n": n + 1, "execution_id": execution_id,
@@ -291,6 +299,7 @@ class GuardedDispatcher:
             except Refusal as refusal:
                 if refusal.code != "record_exists":
                     raise
+                n = self._refuse_if_held(scope, tool)
                 continue
             self._heads[(scope.key, tool)] = n + 1
             return

@@ -55,14 +55,25 @@ def check_schema(schema: object) -> dict[str, Any]:
     return schema
 
 
-def validate_arguments(tool: GuardedTool, arguments: object) -> dict[str, Any]:
-    """Arguments must satisfy the tool's exact schema; the first problem is named, nothing admitted."""
+_VALIDATORS: dict[str, Any] = {}
+"""One compiled validator per schema digest (schemas are immutable once registered)."""
+
+
+def _validator(tool: GuardedTool) -> Any:
     from jsonschema import Draft202012Validator
 
+    digest = tool.schema_sha256
+    if digest not in _VALIDATORS:
+        _VALIDATORS[digest] = Draft202012Validator(tool.input_schema)
+    return _VALIDATORS[digest]
+
+
+def validate_arguments(tool: GuardedTool, arguments: object) -> dict[str, Any]:
+    """Arguments must satisfy the tool's exact schema; the first problem is named, nothing admitted."""
     if not isinstance(arguments, dict):
         raise Refusal("bad_tool_arguments", "guarded arguments are a JSON object",
                       "send the arguments as an object matching the tool's input schema")
-    errors = sorted(Draft202012Validator(tool.input_schema).iter_errors(arguments),
+    errors = sorted(_validator(tool).iter_errors(arguments),
                     key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]
