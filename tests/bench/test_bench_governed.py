@@ -6,13 +6,15 @@ from pathlib import Path
 
 from tests.support.scripts import load_script
 
-bench = load_script("revetly_bench_governed", Path(__file__).resolve().parents[2] / "bench" / "bench_governed.py")
+bench = load_script("revetly_bench_governed",
+                    Path(__file__).resolve().parents[2] / "bench" / "bench_governed.py")
 
 
 def test_the_guarded_leg_reports_both_sides_of_each_pair() -> None:
     report = bench.run_guarded(3)
     assert report["guarded_calls"] == 3
-    assert {"direct_p50_ms", "guarded_p50_ms", "guarded_overhead_p50_ms", "vault_append_p50_ms"} <= report.keys()
+    assert {"direct_p50_ms", "guarded_p50_ms", "guarded_overhead_p50_ms",
+            "vault_append_p50_ms"} <= report.keys()
 
 
 def test_the_counter_handler_counts_each_call() -> None:
