@@ -279,3 +279,20 @@ def test_a_check_passes_only_on_exactly_equal_typed_values() -> None:
     assert not check(1, "1")
     assert not check(True, 1)
     assert not check(None, "")
+
+
+def test_a_verification_bound_to_an_outcome_keeps_its_digest_and_needs_its_run(guarded: Guarded) -> None:
+    w = guarded.world
+    execution_id = _uncertain(guarded)
+    mine = w.feedback.report_outcome(w.session, {"run_id": "run-1", "task_id": "t1", "status": "succeeded"},
+                                     "o1")
+    other = w.feedback.report_outcome(w.session, {"run_id": "run-9", "task_id": "t1", "status": "succeeded"},
+                                      "o2")
+    bound = guarded.verification.verify(guarded.verifier, "journal-check", execution_id, idempotency_key="v1",
+                                        outcome_id=mine["outcome_id"])
+    assert bound["outcome"]["outcome_id"] == mine["outcome_id"]
+    _refused("journal_unbound", lambda: guarded.verification.verify(
+        guarded.verifier, "journal-check", execution_id, idempotency_key="v2",
+        outcome_id=other["outcome_id"]))
+    _refused("no_outcome", lambda: guarded.verification.verify(
+        guarded.verifier, "journal-check", execution_id, idempotency_key="v3", outcome_id="out-missing"))

@@ -23,10 +23,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from revetly_core.governed.dispatcher import GuardedDispatcher, check_execution_id
 from revetly_core.governed.execution_state import EXECUTIONS
+from revetly_core.governed.feedback import OUTCOMES
 from revetly_core.governed.guarded_tools import canonical_json, check_tool_name
 from revetly_core.governed.idempotency import check_key, record_id_for, replay_or_refuse, request_digest
 from revetly_core.governed.principals import Session
-from revetly_core.governed.scope import Scope
+from revetly_core.governed.scope import Scope, check_name
 from revetly_core.governed.vault import CONTROL
 from revetly_core.refusal import Refusal
 
@@ -194,9 +195,12 @@ class VerificationService:
 
     # ---- verifier ----
 
-    def verify(self, session: Session, verifier_id: str, execution_id: str, *,
-               idempotency_key: str) -> dict[str, Any]:
-        """Run the registered callback for one execution as its verifier, and retain the readback."""
+    def verify(self, session: Session, verifier_id: str, execution_id: str, *, idempotency_key: str,
+               outcome_id: str | None = None) -> dict[str, Any]:
+        """Run the registered callback for one execution as its verifier, and retain the readback.
+
+        With outcome_id, the verification is also bound to that retained outcome of the scope:
+        its digest is kept, and an effect receipt must name the outcome's run."""
         with self.feedback.metrics.measure(session.scope.key, "verify"):
             self.feedback.authorize(session, "verify")
             check_key(idempotency_key)
@@ -214,13 +218,22 @@ class VerificationService:
             partition = session.scope.partition(VERIFICATIONS)
             verification_id = record_id_for("ver", session.principal_id, session.scope.key, "verify",
                                             idempotency_key)
+            outcome = self._outcome(session.scope, outcome_id)
             digest = request_digest({"principal_id": session.principal_id, "verifier_id": verifier_id,
-                                     "execution_id": execution_id})
+                                     "execution_id": execution_id, "outcome_id": outcome_id})
             existing = self.evidence.get(partition, verification_id)
             if existing is not None:
                 return replay_or_refuse(existing, digest)
             readback = parse_readback(registration.callback(dict(admission)))
             record = self._judge(registration.registration, admission, readback)
+            if outcome is not None:
+                journal = record["journal"]
+                if journal is not None and journal["run_id"] != outcome["report"]["run_id"]:
+                    raise Refusal("journal_unbound", "the journal entry's run is not the outcome's run",
+                                  "verify against the outcome of the run that made this invocation")
+                record["outcome"] = {"outcome_id": outcome_id, "outcome_sha256": request_digest(outcome)}
+            else:
+                record["outcome"] = None
             self.feedback.authorize(session, "verify")
             if self._registration(session.scope, verifier_id) != registration.registration:
                 raise Refusal("verifier_changed",
@@ -274,6 +287,16 @@ class VerificationService:
         return record
 
     # ---- internals ----
+
+    def _outcome(self, scope: Scope, outcome_id: str | None) -> dict[str, Any] | None:
+        if outcome_id is None:
+            return None
+        check_name(outcome_id, "outcome_id")
+        outcome = self.evidence.get(scope.partition(OUTCOMES), outcome_id)
+        if outcome is None:
+            raise Refusal("no_outcome", f"no outcome {outcome_id} in this scope",
+                          "bind the verification to an outcome retained in this scope")
+        return outcome
 
     def _registration(self, scope: Scope, verifier_id: str) -> dict[str, Any] | None:
         records = self.evidence.records(CONTROL, _registration_prefix(scope, verifier_id))
