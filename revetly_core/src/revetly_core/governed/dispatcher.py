@@ -86,6 +86,8 @@ class GuardedDispatcher:
         self._attached: dict[tuple[str, str], _Attached] = {}
         self._running: set[str] = set()
         self._heads: dict[tuple[str, str], int] = {}
+        self._links: dict[tuple[str, str, int], str] = {}
+        self._released: set[str] = set()
         self._lock = threading.Lock()
 
     # ---- owner configuration ----
@@ -249,13 +251,20 @@ class GuardedDispatcher:
         if n == 0:
             return None
         partition = scope.partition(EXECUTIONS)
-        link = self.evidence.get(partition, hold_link_id(tool, n))
-        assert link is not None
-        execution_id = link["execution_id"]
+        execution_id = self._links.get((scope.key, tool, n))
+        if execution_id is None:
+            link = self.evidence.get(partition, hold_link_id(tool, n))
+            assert link is not None
+            execution_id = self._links[(scope.key, tool, n)] = link["execution_id"]
+        if execution_id in self._released:  # records are append-only: a release is final
+            return None
         status = execution_status(held=True, outcome=self.evidence.get(partition, f"outcome:{execution_id}"),
                                   reconciled=self.evidence.get(partition, f"reconcile:{execution_id}"),
                                   running=execution_id in self._running)
-        return {"execution_id": execution_id, "status": status} if holds(status) else None
+        if not holds(status):
+            self._released.add(execution_id)
+            return None
+        return {"execution_id": execution_id, "status": status}
 
     def _refuse_if_held(self, scope: Scope, tool: str) -> int:
         n = self._head(scope, tool)
@@ -302,6 +311,7 @@ class GuardedDispatcher:
                 n = self._refuse_if_held(scope, tool)
                 continue
             self._heads[(scope.key, tool)] = n + 1
+            self._links[(scope.key, tool, n + 1)] = execution_id
             return
         raise Refusal("evidence_busy", f"the hold on {tool} kept changing under this admission",
                       "retry with a new key")
@@ -368,6 +378,7 @@ class GuardedDispatcher:
             self.evidence.append(session.scope.partition(EXECUTIONS), f"outcome:{execution_id}", outcome)
         except Refusal as refusal:
             self._uncertain(session.scope, admission, "acknowledgement_not_retained", refusal.detail)
+        self._released.add(execution_id)
         return {"execution_id": execution_id, "status": "acknowledged", "admission": admission,
                 "result": result,
                 "note": "the handler's acknowledgement; it does not verify that the task succeeded"}
