@@ -4,6 +4,7 @@
     python bench/bench_governed.py                 # 10,000 passages of ~200 words
     python bench/bench_governed.py --passages 2000 --searches 50
     python bench/bench_governed.py --only-guarded  # just guarded_execute against a direct call
+    python bench/bench_governed.py --only-guarded --guarded-home-dir /dev/shm  # fsync taken out
 
 Builds a fresh home in a temporary folder, imports the passages through the owner-only
 SQLiteRagProvider.put_documents in batches of 1,000 (encrypted, checkpointed), then times
@@ -151,11 +152,12 @@ class Counter:
         return {"n": self.count, "echo": arguments["text"]}
 
 
-def run_guarded(calls: int) -> dict[str, Any]:
-    """guarded_execute against a direct call of the same handler, interleaved call by call."""
+def run_guarded(calls: int, home_dir: str | None = None) -> dict[str, Any]:
+    """guarded_execute against a direct call of the same handler, interleaved call by call
+    (home_dir: where the temporary home goes, e.g. a tmpfs to take the disk's fsync out)."""
     tool = GuardedTool("notify", "1", "bench", {"type": "object", "required": ["text"],
                                                 "properties": {"text": {"type": "string"}}})
-    with tempfile.TemporaryDirectory(prefix="revetly-guarded-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="revetly-guarded-bench-", dir=home_dir) as tmp:
         evidence, owner = EvidenceService.create(Path(tmp), "bench")
         feedback = FeedbackService(evidence)
         dispatcher = GuardedDispatcher(feedback)
@@ -201,10 +203,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--searches", type=int, default=200)
     parser.add_argument("--guarded-calls", type=int, default=500)
     parser.add_argument("--only-guarded", action="store_true", help="skip the retrieval legs")
+    parser.add_argument("--guarded-home-dir", default=None,
+                        help="folder for the guarded leg's home (default: the system temp folder)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args(argv)
     report = {} if args.only_guarded else run(args.passages, args.words, args.searches)
-    report.update(run_guarded(args.guarded_calls))
+    report.update(run_guarded(args.guarded_calls, args.guarded_home_dir))
     targets = {**({} if args.only_guarded else TARGETS), **GUARDED_TARGETS}
     report["load_1min"] = round(os.getloadavg()[0], 2)
     report["targets"] = targets
