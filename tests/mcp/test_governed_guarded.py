@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -72,6 +73,33 @@ def test_the_sdk_client_executes_retries_and_inspects_a_guarded_tool(home: list[
     assert json.loads(journal.read_text())["invocation_id"] == result["first"]["execution_id"]
     assert result["annotations"]["guarded_execute"].destructive_hint is True
     assert result["annotations"]["guarded_inspect"].read_only_hint is True
+
+
+async def _uncertain_round(argv: list[str]) -> dict[str, Any]:
+    params = StdioServerParameters(command=sys.executable, args=[str(GUARDED_APP), *argv],
+                                   env={**os.environ, "GUARDED_TIMEOUT": "0.5"})
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        hung = await session.call_tool("guarded_execute", {
+            "tool": "send_notice", "arguments": {"to": "ops", "text": "hang"}, "key": "k1"})
+        fresh = await session.call_tool("guarded_execute", {
+            "tool": "send_notice", "arguments": {"to": "ops", "text": "hello"}, "key": "k2"})
+        assert isinstance(hung.structured_content, dict)
+        execution_id = hung.structured_content["refusal"]["execution_id"]
+        inspected = await session.call_tool("guarded_inspect", {"execution": execution_id})
+        return {"hung": (hung.is_error, hung.structured_content), "fresh": fresh.structured_content,
+                "inspect": inspected.structured_content}
+
+
+def test_a_timed_out_tool_stays_held_against_a_new_key_over_mcp(home: list[str], tmp_path: Path) -> None:
+    journal = tmp_path / "journal.jsonl"
+    result = anyio.run(_uncertain_round, [*home, str(journal), "serve"])
+    is_error, body = result["hung"]
+    assert is_error is True and body["refusal"]["code"] == "effect_uncertain"
+    assert body["refusal"]["reason"] == "timeout"
+    assert result["fresh"]["refusal"]["code"] == "execution_held"
+    assert result["inspect"]["status"] in ("uncertain", "unknown") and result["inspect"]["hold"] is True
+    assert len(journal.read_text().splitlines()) == 1
 
 
 async def _unconfigured(argv: list[str]) -> Any:

@@ -1,6 +1,7 @@
 """An application's own entry point with a guarded dispatcher, as docs/governed.md describes it.
 
-argv: ROOT VAULT_ID CREDENTIAL_FILE AGENT WORKSPACE JOURNAL MODE [KEY TEXT]. It opens the home,
+argv: ROOT VAULT_ID CREDENTIAL_FILE AGENT WORKSPACE JOURNAL MODE [KEY TEXT] (the handler's
+deadline in seconds comes from GUARDED_TIMEOUT, default 30). It opens the home,
 registers the owner's send_notice tool (owner credential from ROOT/owner.token) with a backend
 that appends each effect to the JSON-lines JOURNAL, then either serves the governed MCP server
 on stdio (MODE serve) or runs one guarded_execute with KEY (MODE execute) and prints its JSON.
@@ -49,10 +50,11 @@ if __name__ == "__main__":
     root, vault_id, credential_file, agent, workspace, journal, mode, *rest = sys.argv[1:]
     local = open_local(root, vault_id, credential_file, agent, workspace)
     owner = read_credential_file(Path(root) / "owner.token")
-    dispatcher = GuardedDispatcher(local.feedback, timeout=float(rest[2]) if len(rest) > 2 else 30.0)
+    dispatcher = GuardedDispatcher(local.feedback, timeout=float(os.environ.get("GUARDED_TIMEOUT", "30")))
     dispatcher.register(owner, local.session.scope, SEND, Backend(Path(journal)), with_context=True)
     if mode == "serve":
         GovernedMCPServer(local.feedback, local.rag, local.session, dispatcher=dispatcher).serve()
+        os._exit(0)  # a hung handler's worker thread must not keep the process alive
     else:
         key, text = rest[0], rest[1]
         try:
