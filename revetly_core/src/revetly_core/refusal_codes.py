@@ -302,6 +302,8 @@ REFUSAL_CODES: tuple[RefusalCode, ...] = (
           "use the verifier registered for this tool", "verifier_wrong_tool"),
     _code("verifier-unavailable", "the verifier has no callback attached in this process",
           "the owner registers the callback in this process", "verifier_unavailable"),
+    _code("verifier-failed", "the verification callback raised; nothing was retained",
+          "fix the verification callback, then verify again", "verifier_failed"),
     _code("verifier-changed", "the verifier was re-registered since it verified",
           "verify again with the current verifier", "verifier_changed"),
     _code("bad-readback", "a verification callback returned a readback of the wrong shape",

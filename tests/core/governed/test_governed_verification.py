@@ -296,3 +296,17 @@ def test_a_verification_bound_to_an_outcome_keeps_its_digest_and_needs_its_run(g
         outcome_id=other["outcome_id"]))
     _refused("no_outcome", lambda: guarded.verification.verify(
         guarded.verifier, "journal-check", execution_id, idempotency_key="v3", outcome_id="out-missing"))
+
+
+def test_a_callback_that_raises_is_a_refusal_and_retains_nothing(guarded: Guarded) -> None:
+    w = guarded.world
+    execution_id = _uncertain(guarded)
+
+    def broken(admission: dict[str, Any]) -> dict[str, Any]:
+        raise OSError("the backend is down")
+
+    guarded.verification.register_verifier(w.owner, w.scope, "broken", guarded.verifier_id, "send_notice",
+                                           broken, binding="effect_receipt")
+    refusal = _refused("verifier_failed", lambda: _verify(guarded, execution_id, verifier="broken"))
+    assert "the backend is down" not in refusal.detail
+    assert w.evidence.records(w.scope.partition("verifications"), "ver-") == []

@@ -224,7 +224,13 @@ class VerificationService:
             existing = self.evidence.get(partition, verification_id)
             if existing is not None:
                 return replay_or_refuse(existing, digest)
-            readback = parse_readback(registration.callback(dict(admission)))
+            try:
+                raw = registration.callback(dict(admission))
+            except Exception as exc:
+                raise Refusal("verifier_failed",
+                              f"verifier {verifier_id} raised {type(exc).__name__}; nothing was retained",
+                              "fix the verification callback, then verify again") from None
+            readback = parse_readback(raw)
             record = self._judge(registration.registration, admission, readback)
             if outcome is not None:
                 journal = record["journal"]
