@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Benchmark of the governed layer: vault import, rag_search, rag_inspect, vault size.
+"""Benchmark of the governed layer: vault import, rag_search, rag_inspect, vault size, guarded_execute.
 
     python bench/bench_governed.py                 # 10,000 passages of ~200 words
     python bench/bench_governed.py --passages 2000 --searches 50
+    python bench/bench_governed.py --only-guarded  # just guarded_execute against a direct call
+    python bench/bench_governed.py --only-guarded --guarded-home-dir /dev/shm  # fsync taken out
 
 Builds a fresh home in a temporary folder, imports the passages through the owner-only
 SQLiteRagProvider.put_documents in batches of 1,000 (encrypted, checkpointed), then times
@@ -11,12 +13,20 @@ receipt) and RagService.inspect of retained hits. The first search, which builds
 index for the source revision, is reported on its own. Size overhead is the home's bytes on disk
 over the passages' UTF-8 bytes. Targets (issue 7): import <= 30 s, search p50 <= 150 ms,
 inspect p50 <= 20 ms, overhead <= 1.5x. Prints a JSON report; --strict exits 1 on a miss.
+
+guarded_execute (issue 19) is timed against a direct call of the same handler, the two
+interleaved call by call in one run: each guarded call has a new idempotency key, so each
+persists a new admission, a hold link and an acknowledgement (three fsynced appends) and
+checks the tool's hold. The overhead reported is the median of the per-pair differences
+(target: p50 <= 5 ms). One bare vault append, timed in the same loop, is the floor each of the
+three durable writes costs on the machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sqlite3
 import statistics
@@ -32,6 +42,8 @@ from revetly_core.governed.provider_sqlite import MAX_PUT_BATCH
 from revetly_core import (
     EvidenceService,
     FeedbackService,
+    GuardedDispatcher,
+    GuardedTool,
     RagHit,
     RagQuery,
     RagService,
@@ -40,6 +52,7 @@ from revetly_core import (
 )
 
 TARGETS = {"import_s": 30.0, "search_p50_ms": 150.0, "inspect_p50_ms": 20.0, "size_overhead": 1.5}
+GUARDED_TARGETS = {"guarded_overhead_p50_ms": 5.0}
 SEED = 7
 
 
@@ -128,17 +141,78 @@ def run(count: int, words: int, searches: int) -> dict[str, Any]:
     }
 
 
+class Counter:
+    """The handler both legs call: a definitive in-memory effect."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def invoke(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        self.count += 1
+        return {"n": self.count, "echo": arguments["text"]}
+
+
+def run_guarded(calls: int, home_dir: str | None = None) -> dict[str, Any]:
+    """guarded_execute against a direct call of the same handler, interleaved call by call
+    (home_dir: where the temporary home goes, e.g. a tmpfs to take the disk's fsync out)."""
+    tool = GuardedTool("notify", "1", "bench", {"type": "object", "required": ["text"],
+                                                "properties": {"text": {"type": "string"}}})
+    with tempfile.TemporaryDirectory(prefix="revetly-guarded-bench-", dir=home_dir) as tmp:
+        evidence, owner = EvidenceService.create(Path(tmp), "bench")
+        feedback = FeedbackService(evidence)
+        dispatcher = GuardedDispatcher(feedback)
+        scope = Scope("bench", "bench")
+        principal, token = evidence.principals.issue_credential(owner, "bench")
+        evidence.principals.grant(owner, principal, ["execute"], scope,
+                                  datetime.now(UTC) + timedelta(hours=1))
+        session = evidence.principals.session(token, scope)
+        handler = Counter()
+        dispatcher.register(owner, scope, tool, handler)
+        dispatcher.execute(session, "notify", {"text": "warm"}, idempotency_key="warm")
+        direct_ms: list[float] = []
+        guarded_ms: list[float] = []
+        append_ms: list[float] = []
+        for n in range(calls):
+            arguments = {"text": f"call {n}"}
+            start = time.perf_counter()
+            handler.invoke(dict(arguments))
+            direct_ms.append((time.perf_counter() - start) * 1000)
+            start = time.perf_counter()
+            dispatcher.execute(session, "notify", arguments, idempotency_key=f"k-{n}")
+            guarded_ms.append((time.perf_counter() - start) * 1000)
+            start = time.perf_counter()
+            evidence.append("bench#appends", f"a-{n}", {"n": n})
+            append_ms.append((time.perf_counter() - start) * 1000)
+        dispatcher.close()
+        evidence.close()
+    overhead = [g - d for g, d in zip(guarded_ms, direct_ms, strict=True)]
+    return {"guarded_calls": calls,
+            "direct_p50_ms": round(statistics.median(direct_ms), 4),
+            "guarded_p50_ms": round(statistics.median(guarded_ms), 2),
+            "guarded_p95_ms": round(percentile(guarded_ms, 0.95), 2),
+            "guarded_overhead_p50_ms": round(statistics.median(overhead), 2),
+            "guarded_overhead_p95_ms": round(percentile(overhead, 0.95), 2),
+            "vault_append_p50_ms": round(statistics.median(append_ms), 2)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--passages", type=int, default=10_000)
     parser.add_argument("--words", type=int, default=200)
     parser.add_argument("--searches", type=int, default=200)
+    parser.add_argument("--guarded-calls", type=int, default=500)
+    parser.add_argument("--only-guarded", action="store_true", help="skip the retrieval legs")
+    parser.add_argument("--guarded-home-dir", default=None,
+                        help="folder for the guarded leg's home (default: the system temp folder)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args(argv)
-    report = run(args.passages, args.words, args.searches)
-    report["targets"] = TARGETS
-    report["missed"] = [name for name, limit in TARGETS.items() if report[name] > limit]
+    report = {} if args.only_guarded else run(args.passages, args.words, args.searches)
+    report.update(run_guarded(args.guarded_calls, args.guarded_home_dir))
+    targets = {**({} if args.only_guarded else TARGETS), **GUARDED_TARGETS}
+    report["load_1min"] = round(os.getloadavg()[0], 2)
+    report["targets"] = targets
+    report["missed"] = [name for name, limit in targets.items() if report[name] > limit]
     print(json.dumps(report, indent=2))
     return 1 if args.strict and report["missed"] else 0
 

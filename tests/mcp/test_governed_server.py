@@ -22,7 +22,7 @@ from revetly_core import EvidenceService, FeedbackService, RagHit, RagService, S
 # package would shadow the standard library's http in the script's sys.path.
 APP = Path(__file__).resolve().parents[1] / "support" / "governed_app.py"
 TOOLS = ["feedback_capabilities", "feedback_outcome", "feedback_quality", "feedback_report_outcome",
-         "rag_inspect", "rag_search", "rag_sources"]
+         "guarded_execute", "guarded_inspect", "guarded_tools", "rag_inspect", "rag_search", "rag_sources"]
 
 
 def _init(version: str, request_id: object = 1) -> dict[str, Any]:

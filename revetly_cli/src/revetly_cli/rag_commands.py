@@ -178,6 +178,48 @@ def report(
 
 
 @rag.command()
+def tools(ctx: typer.Context) -> None:
+    """The guarded proxy tools registered for this scope, with exact schemas (guarded_tools).
+
+    The CLI attaches no handlers: execution runs in the application that registered them."""
+    from revetly_core.governed.dispatcher import GuardedDispatcher
+
+    def run(g: LocalGoverned) -> dict[str, Any]:
+        dispatcher = GuardedDispatcher(g.feedback)
+        try:
+            return dispatcher.tools(g.session)
+        finally:
+            dispatcher.close()
+
+    _with_session(ctx, run)
+
+
+@rag.command()
+def execution(ctx: typer.Context,
+              execution_id: Annotated[str, typer.Option("--id", help="An execution id.")]) -> None:
+    """One guarded execution's admission, outcome and hold (guarded_inspect; not verification)."""
+    from revetly_core.governed.dispatcher import GuardedDispatcher
+
+    def run(g: LocalGoverned) -> dict[str, Any]:
+        dispatcher = GuardedDispatcher(g.feedback)
+        try:
+            return dispatcher.inspect(g.session, execution_id)
+        finally:
+            dispatcher.close()
+
+    _with_session(ctx, run)
+
+
+@rag.command()
+def usage(ctx: typer.Context,
+          run_id: Annotated[str | None, typer.Option("--run", help="Only this run.")] = None) -> None:
+    """Totals of the owner-recorded usage of this scope (partial host reports, not billing)."""
+    from revetly_core.governed.usage import UsageLedger
+
+    _with_session(ctx, lambda g: UsageLedger(g.feedback).usage(g.session, run_id))
+
+
+@rag.command()
 def metrics(ctx: typer.Context) -> None:
     """This process's operational counters for the scope (mostly useful from the Python API)."""
     _with_session(ctx, lambda g: g.feedback.operational_metrics(g.session))
@@ -201,7 +243,7 @@ def owner_grant(
     app_credential_file: Annotated[Path, typer.Option(
         "--app-credential-file", help="The application's credential file; created (0600) if missing.")],
     operations: Annotated[str, typer.Option(
-        "--operations", help="Comma list of search,inspect,read,report.")],
+        "--operations", help="Comma list of search,inspect,read,report,execute,verify.")],
     expires: Annotated[str | None, typer.Option("--expires", help="ISO instant with zone.")] = None,
     days: Annotated[float | None, typer.Option("--days", help="Or: expire this many days from now.")] = None,
 ) -> None:
@@ -275,3 +317,33 @@ def owner_freeze_schedule(
     o = _options(ctx)
     _print(lambda: freeze_schedule_file(o.root, o.vault_id, o.credential_file, o.scope(), schedule,
                                         [t.strip() for t in tasks.split(",") if t.strip()]))
+
+
+@owner_app.command("reconcile")
+def owner_reconcile(
+    ctx: typer.Context,
+    execution: Annotated[str, typer.Option("--execution", help="The uncertain execution's id.")],
+    verification: Annotated[str, typer.Option(
+        "--verification", help="A retained effect_receipt verification of it.")],
+    journal_file: Annotated[Path, typer.Option(
+        "--journal-file", help="JSON: the backend's terminal journal receipt for the invocation.")],
+) -> None:
+    """Clear an uncertain execution's hold in --agent/--workspace from independent evidence."""
+    from revetly_core.governed.owner_guarded import reconcile_file
+
+    o = _options(ctx)
+    _print(lambda: reconcile_file(o.root, o.vault_id, o.credential_file, o.scope(), execution,
+                                  verification, journal_file))
+
+
+@owner_app.command("record-usage")
+def owner_record_usage(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Option("--file", help="JSON: provider_receipt, run_id, usd_micros, "
+                                       "input_tokens, output_tokens, model_calls (null: unknown).")],
+) -> None:
+    """Record one observed provider receipt's usage in --agent/--workspace; a receipt counts once."""
+    from revetly_core.governed.owner_guarded import record_usage_file
+
+    o = _options(ctx)
+    _print(lambda: record_usage_file(o.root, o.vault_id, o.credential_file, o.scope(), file))

@@ -11,7 +11,10 @@ if TYPE_CHECKING:
     from revetly_core.engine import Engine
     from revetly_core.governed import (
         EvidenceService,
+        ExecutionContext,
         FeedbackService,
+        GuardedDispatcher,
+        GuardedTool,
         OutcomeReport,
         RagAdapter,
         RagHit,
@@ -22,6 +25,8 @@ if TYPE_CHECKING:
         Scope,
         Session,
         SQLiteRagProvider,
+        UsageLedger,
+        VerificationService,
     )
 
 __version__ = "0.1.0"
@@ -29,6 +34,8 @@ __version__ = "0.1.0"
 _GOVERNED = frozenset({
     "EvidenceService", "FeedbackService", "OutcomeReport", "RagAdapter", "RagHit", "RagQuery",
     "RagService", "RagSource", "RevetlyContextAdapter", "SQLiteRagProvider", "Scope", "Session",
+    # guarded execution and verification
+    "ExecutionContext", "GuardedDispatcher", "GuardedTool", "UsageLedger", "VerificationService",
 })
 
 
@@ -56,7 +63,10 @@ __all__ = [
     "Config",
     "Engine",
     "EvidenceService",
+    "ExecutionContext",
     "FeedbackService",
+    "GuardedDispatcher",
+    "GuardedTool",
     "HistoryEntry",
     "Link",
     "OutcomeReport",
@@ -71,6 +81,8 @@ __all__ = [
     "SQLiteRagProvider",
     "Scope",
     "Session",
+    "UsageLedger",
+    "VerificationService",
     "__version__",
     "canonical_code",
     "load_config",

@@ -1,9 +1,11 @@
-"""The governed MCP server: the read-only governed tools over the hardened stdio transport.
+"""The governed MCP server: the governed tools over the hardened stdio transport.
 
 Stricter than the engine's server: ids must be strings of at most 256 UTF-8 bytes or safe
 integers, only protocol revisions 2025-06-18 and 2025-11-25 are accepted at initialize, nothing
 but ping is answered before initialize, and a result over the response budget is the explicit
 ``result_budget_exhausted`` tool error. Identity is the session's credential, never an argument.
+The guarded_* tools answer through an application-owned GuardedDispatcher; a server built
+without one refuses them with ``dispatcher_not_configured``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from mcp.types import INVALID_PARAMS, INVALID_REQUEST, CallToolResult, TextConte
 from revetly_core.governed.budget import DEFAULT_RESULT_BUDGET, enforce_result_budget
 from revetly_core.surface import invalid_argument_refusal
 
-from revetly_core import FeedbackService, RagQuery, RagService, Refusal, Session
+from revetly_core import FeedbackService, GuardedDispatcher, RagQuery, RagService, Refusal, Session
 from revetly_mcp.protocol import (
     INITIALIZE_FIRST,
     argument_problem,
@@ -40,6 +42,8 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
                             open_world_hint=False)
 APPEND_ONLY = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
                               open_world_hint=False)
+EFFECTFUL = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
+                            open_world_hint=True)
 
 
 def version_screen() -> Screen:
@@ -109,10 +113,12 @@ class GovernedMCPServer:
     """feedback + rag + one authenticated session, served to one local MCP client over stdio."""
 
     def __init__(self, feedback: FeedbackService, rag: RagService, session: Session, *,
-                 max_frame: int = DEFAULT_MAX_FRAME, result_budget: int = DEFAULT_RESULT_BUDGET) -> None:
+                 dispatcher: GuardedDispatcher | None = None, max_frame: int = DEFAULT_MAX_FRAME,
+                 result_budget: int = DEFAULT_RESULT_BUDGET) -> None:
         self.feedback = feedback
         self.rag = rag
         self.session = session
+        self.dispatcher = dispatcher
         self.max_frame = max_frame
         self.result_budget = result_budget
         self.mcp = self._build()
@@ -169,7 +175,39 @@ class GovernedMCPServer:
         async def feedback_report_outcome(outcome: dict[str, Any], key: str) -> CallToolResult:
             return await self._run(lambda: feedback.report_outcome(session, outcome, key))
 
+        self._guarded_tools(server)
         return server
+
+    def _configured(self) -> GuardedDispatcher:
+        if self.dispatcher is None:
+            raise Refusal("dispatcher_not_configured", "this server was started without an application "
+                          "dispatcher, so no guarded tool is available",
+                          "the application passes its GuardedDispatcher to GovernedMCPServer")
+        return self.dispatcher
+
+    def _guarded_tools(self, server: MCPServer) -> None:
+        session = self.session
+
+        @server.tool(description=(
+            "Run one owner-registered proxy tool once. Its admission and a hold are persisted before "
+            "it runs. Reuse the key only to retry: a retry returns the original admission and never "
+            "runs it again. An uncertain effect holds the tool until the owner reconciles it. An "
+            "acknowledgement is the handler's answer, not verification of the task."),
+            annotations=EFFECTFUL)
+        async def guarded_execute(tool: str, arguments: dict[str, Any], key: str) -> CallToolResult:
+            return await self._run(lambda: self._configured().execute(
+                session, tool, arguments, idempotency_key=key))
+
+        @server.tool(description="The exact input schemas and versions of the proxy tools of this scope.",
+                     annotations=READ_ONLY)
+        async def guarded_tools() -> CallToolResult:
+            return await self._run(lambda: self._configured().tools(session))
+
+        @server.tool(description=("One execution's retained admission, outcome and hold "
+                                  "(inspection, not independent verification)."),
+                     annotations=READ_ONLY)
+        async def guarded_inspect(execution: str) -> CallToolResult:
+            return await self._run(lambda: self._configured().inspect(session, execution))
 
     async def serve_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve one client over stdio (or the given streams) until its input ends."""

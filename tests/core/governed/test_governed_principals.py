@@ -107,7 +107,8 @@ def test_a_grant_must_expire_in_the_future(world: World) -> None:
 
 def test_granted_operations_are_known_names() -> None:
     assert check_operations(["search", "inspect", "search"]) == ("inspect", "search")
-    for bad in ([], ["delete"], ["search", "execute"]):
+    assert check_operations(["verify", "execute"]) == ("execute", "verify")
+    for bad in ([], ["delete"], ["search", "administer"]):
         with pytest.raises(Refusal):
             check_operations(bad)
 

@@ -1,20 +1,29 @@
-"""The governed document layer: an encrypted evidence vault, grants, governed retrieval, feedback."""
+"""The governed document layer: an encrypted evidence vault, grants, governed retrieval, feedback,
+guarded execution and its independent verification."""
 
 from revetly_core.governed.budget import DEFAULT_RESULT_BUDGET, enforce_result_budget
 from revetly_core.governed.context_adapter import RevetlyContextAdapter
+from revetly_core.governed.dispatcher import GuardedDispatcher
 from revetly_core.governed.feedback import FeedbackService, OutcomeReport
+from revetly_core.governed.guarded_tools import ExecutionContext, GuardedHandler, GuardedTool
 from revetly_core.governed.principals import Grant, Session, read_credential_file
 from revetly_core.governed.provider_sqlite import SQLiteRagProvider
 from revetly_core.governed.rag_service import RagService
 from revetly_core.governed.scope import Scope
 from revetly_core.governed.sources import RagAdapter, RagHit, RagQuery, RagSource, passage_digest
+from revetly_core.governed.usage import UsageLedger, UsageReport
 from revetly_core.governed.vault import EvidenceService
+from revetly_core.governed.verification import VerificationService
 
 __all__ = [
     "DEFAULT_RESULT_BUDGET",
     "EvidenceService",
+    "ExecutionContext",
     "FeedbackService",
     "Grant",
+    "GuardedDispatcher",
+    "GuardedHandler",
+    "GuardedTool",
     "OutcomeReport",
     "RagAdapter",
     "RagHit",
@@ -25,6 +34,9 @@ __all__ = [
     "SQLiteRagProvider",
     "Scope",
     "Session",
+    "UsageLedger",
+    "UsageReport",
+    "VerificationService",
     "enforce_result_budget",
     "passage_digest",
     "read_credential_file",

@@ -18,7 +18,8 @@ from typing import Any
 from revetly_core.refusal import Refusal
 
 OPERATIONS = ("feedback_capabilities", "feedback_outcome", "feedback_quality", "feedback_report_outcome",
-              "rag_inspect", "rag_search", "rag_sources")
+              "guarded_execute", "guarded_inspect", "guarded_tools", "rag_inspect", "rag_search",
+              "rag_sources", "verify")
 WINDOW = 256
 MAX_SCOPES = 64
 

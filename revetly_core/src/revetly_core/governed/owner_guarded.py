@@ -1,0 +1,54 @@
+"""Owner workflows over files for guarded execution: reconcile an uncertain effect, record usage.
+
+What `revetly rag owner reconcile` and `owner record-usage` run. The owner credential is read
+from its private file; the journal receipt and the usage report are JSON files of at most
+256 KiB. Reconcile reads only retained evidence (no verification callback runs here).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from revetly_core.governed.dispatcher import GuardedDispatcher
+from revetly_core.governed.local import load_json_file, open_services
+from revetly_core.governed.principals import read_credential_file
+from revetly_core.governed.scope import Scope
+from revetly_core.governed.usage import UsageLedger
+from revetly_core.governed.verification import VerificationService
+from revetly_core.refusal import Refusal
+
+
+def _json_object(path: Path | str) -> dict[str, Any]:
+    data = load_json_file(path)
+    if not isinstance(data, dict):
+        raise Refusal("bad_json", f"{path} does not hold a JSON object", "put one JSON object in the file")
+    return data
+
+
+def reconcile_file(root: Path | str, vault_id: str, owner_credential_file: Path | str, scope: Scope,
+                   execution_id: str, verification_id: str, journal_file: Path | str) -> dict[str, Any]:
+    """Reconcile one uncertain execution from a retained verification and a journal receipt file."""
+    owner = read_credential_file(owner_credential_file)
+    receipt = _json_object(journal_file)
+    evidence, feedback, rag, _ = open_services(root, vault_id)
+    dispatcher = GuardedDispatcher(feedback)
+    try:
+        return VerificationService(dispatcher).reconcile(owner, scope, execution_id, verification_id, receipt)
+    finally:
+        dispatcher.close()
+        rag.close()
+        evidence.close()
+
+
+def record_usage_file(root: Path | str, vault_id: str, owner_credential_file: Path | str, scope: Scope,
+                      usage_file: Path | str) -> dict[str, Any]:
+    """Record one provider receipt's usage from a JSON file (owner only; reuse never double-counts)."""
+    owner = read_credential_file(owner_credential_file)
+    report = _json_object(usage_file)
+    evidence, feedback, rag, _ = open_services(root, vault_id)
+    try:
+        return UsageLedger(feedback).record_usage(owner, scope, report)
+    finally:
+        rag.close()
+        evidence.close()
