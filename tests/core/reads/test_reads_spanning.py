@@ -175,3 +175,18 @@ def test_a_read_naming_one_project_carries_only_that_projects_floors(tmp_path: P
         store.close()
     assert out["project"] == "other" and "projects" not in out
     assert out["history"] == {"floors": {"commits/other": "2024-01-01"}}
+
+
+def test_authoring_context_over_two_projects_names_both(multi: Instance) -> None:
+    out = multi.engine().get_authoring_context("invoices", project="app,other")
+    assert out["projects"] == ["app", "other"] and "project" not in out
+    assert set(out["freshness"]) == {"app", "other"}
+
+
+def test_a_binding_over_two_projects_is_rooted_at_an_artifact_either_reaches(
+        multi: Instance) -> None:
+    engine = multi.engine()
+    with pytest.raises(Refusal):
+        engine.get_scope("binding", artifact_id="STORY-3", project="app")
+    out = engine.get_scope("binding", artifact_id="STORY-3", project="app,other")
+    assert out["projects"] == ["app", "other"]
