@@ -146,10 +146,17 @@ def start_endpoint(inst: Path, port: int, env: dict[str, str] | None) -> subproc
     return server
 
 
-def baseline_env(src: Path) -> dict[str, str]:
-    """The environment that runs the endpoint from an earlier checkout's three packages."""
-    paths = [str((src / pkg / "src").resolve())
-             for pkg in ("revetly_core", "revetly_mcp", "revetly_cli")]
+def baseline_env(src: Path, hidden: list[str], shadow: Path) -> dict[str, str]:
+    """The environment that runs the endpoint from an earlier checkout's three packages, with
+    `hidden` packages (ones that code did not declare) made unimportable, as on an install of
+    it: each is shadowed in `shadow` by a module that raises ImportError."""
+    shadow.mkdir(parents=True, exist_ok=True)
+    for name in hidden:
+        (shadow / f"{name}.py").write_text(
+            f"raise ImportError('{name} is hidden from the baseline endpoint')\n")
+    paths = [str(shadow)] if hidden else []
+    paths += [str((src / pkg / "src").resolve())
+              for pkg in ("revetly_core", "revetly_mcp", "revetly_cli")]
     return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
 
@@ -222,7 +229,8 @@ def bench_size(size: int, args: argparse.Namespace, gen: Path, queries: list[str
         before_url = None
         if args.baseline_src is not None:
             before_port = free_port()
-            before = start_endpoint(inst, before_port, baseline_env(args.baseline_src))
+            before = start_endpoint(inst, before_port, baseline_env(
+                args.baseline_src, args.baseline_without, args.results_dir / "baseline-shadow"))
             before_url = f"http://127.0.0.1:{before_port}/mcp"
 
         def token(user: str, resource: str = url) -> str:
@@ -252,6 +260,7 @@ def bench_size(size: int, args: argparse.Namespace, gen: Path, queries: list[str
                                                "round_trips_end": load_avg()}}
         if args.baseline_src is not None:
             out["baseline_src"] = str(args.baseline_src)
+            out["baseline_without"] = args.baseline_without
         targets = []
         for name in ("get_artifact", "search_context"):
             h = statistics.median(timed["http"][name]) * 1000
@@ -344,6 +353,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calls-per-session", type=int, default=20)
     ap.add_argument("--baseline-src", type=Path,
                     help="a checkout of earlier code whose endpoint answers the same calls")
+    ap.add_argument("--baseline-without", type=lambda v: [p for p in v.split(",") if p],
+                    default=[], help="packages the baseline did not declare, hidden from it "
+                    "(e.g. httptools,uvloop)")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     # the other bench scripts' options, accepted so `nox -s bench -- ...` can pass the same ones
     ap.add_argument("--calls", type=int, help=argparse.SUPPRESS)
