@@ -11,7 +11,12 @@ the verifier's and not a second HTTP hop's), then measures:
 
 - get_artifact and search_context round trips over HTTP (one keep-alive connection, one call
   at a time, after warm-up; the answer read off its SSE stream) against the same calls over
-  stdio (bench_mcp.StdioServer): p50 each, the ratio, and the target http <= 1.5 x stdio + 2 ms;
+  stdio (bench_mcp.StdioServer), each call asked of every transport back to back with the order
+  rotated per call, so the machine's load falls on all alike: p50 each, the ratio, and the
+  target http <= 1.5 x stdio + 2 ms;
+- with --baseline-src DIR (a checkout of an earlier commit, e.g. `git archive REV | tar -x`),
+  a second endpoint run from that code answers the same calls in the same rotation: the
+  before/after ratios come from one run;
 - SESSIONS concurrent sessions, each with its own token, initialize + CALLS get_artifact /
   search_context calls: p50 / p95 per call, errors (target 0), wall time;
 - the endpoint's RSS (VmRSS) before and after that load.
@@ -24,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import socket
 import statistics
@@ -110,14 +116,53 @@ class HttpSession:
         self.http.close()
 
 
-def round_trips(call: Any, ids: list[str], queries: list[str]) -> dict[str, list[float]]:
-    for aid in ids[:WARMUP]:
-        call("get_artifact", {"artifact_id": aid})
-    for q in queries[:WARMUP]:
-        call("search_context", {"query": q})
-    got = [call("get_artifact", {"artifact_id": aid})[0] for aid in ids]
-    searched = [call("search_context", {"query": q})[0] for q in queries]
-    return {"get_artifact": got, "search_context": searched}
+def round_trips(calls: dict[str, Any], ids: list[str], queries: list[str]
+                ) -> dict[str, dict[str, list[float]]]:
+    """Seconds per call for each transport: every call asked of all of them back to back, the
+    order rotated by one per call (after WARMUP calls of each kind on each)."""
+    for call in calls.values():
+        for aid in ids[:WARMUP]:
+            call("get_artifact", {"artifact_id": aid})
+        for q in queries[:WARMUP]:
+            call("search_context", {"query": q})
+    labels = list(calls)
+    out: dict[str, dict[str, list[float]]] = {
+        label: {"get_artifact": [], "search_context": []} for label in labels}
+    work = [("get_artifact", {"artifact_id": aid}) for aid in ids] + \
+        [("search_context", {"query": q}) for q in queries]
+    for i, (name, arguments) in enumerate(work):
+        turn = i % len(labels)
+        for label in labels[turn:] + labels[:turn]:
+            out[label][name].append(calls[label](name, arguments)[0])
+    return out
+
+
+def start_endpoint(inst: Path, port: int, env: dict[str, str] | None) -> subprocess.Popen[bytes]:
+    """`python -m revetly_mcp --http` on 127.0.0.1:port, answering health."""
+    server = subprocess.Popen([sys.executable, "-m", "revetly_mcp", "--http", "--port",
+                               str(port), "--instance", str(inst)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    wait_health(f"http://127.0.0.1:{port}/health", server)
+    return server
+
+
+def baseline_env(src: Path, hidden: list[str], shadow: Path) -> dict[str, str]:
+    """The environment that runs the endpoint from an earlier checkout's three packages, with
+    `hidden` packages (ones that code did not declare) made unimportable, as on an install of
+    it: each is shadowed in `shadow` by a module that raises ImportError."""
+    shadow.mkdir(parents=True, exist_ok=True)
+    for name in hidden:
+        (shadow / f"{name}.py").write_text(
+            f"raise ImportError('{name} is hidden from the baseline endpoint')\n")
+    paths = [str(shadow)] if hidden else []
+    paths += [str((src / pkg / "src").resolve())
+              for pkg in ("revetly_core", "revetly_mcp", "revetly_cli")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+
+
+def load_avg() -> float:
+    """The machine's 1-minute load average."""
+    return round(os.getloadavg()[0], 2)
 
 
 async def one_session(url: str, token: str, calls: int, ids: list[str], queries: list[str],
@@ -175,86 +220,126 @@ def bench_size(size: int, args: argparse.Namespace, gen: Path, queries: list[str
     issuer = subprocess.Popen([sys.executable, str(ISSUER), "--port", str(issuer_port)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     server: subprocess.Popen[bytes] | None = None
+    before: subprocess.Popen[bytes] | None = None
     try:
         wait_health(f"{issuer_base}/health", issuer)
         config.write_text(original + f'\n[auth]\nverifier = "jwt"\nissuer = "{issuer_base}"\n')
-        server = subprocess.Popen([sys.executable, "-m", "revetly_mcp", "--http", "--port",
-                                   str(port), "--instance", str(inst)],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                  env=bench_pass.child_env())
+        server = start_endpoint(inst, port, bench_pass.child_env())
         url = f"http://127.0.0.1:{port}/mcp"
-        wait_health(f"http://127.0.0.1:{port}/health", server)
+        before_url = None
+        if args.baseline_src is not None:
+            before_port = free_port()
+            before = start_endpoint(inst, before_port, baseline_env(
+                args.baseline_src, args.baseline_without, args.results_dir / "baseline-shadow"))
+            before_url = f"http://127.0.0.1:{before_port}/mcp"
 
-        def token(user: str) -> str:
+        def token(user: str, resource: str = url) -> str:
             got = httpx.post(f"{issuer_base}/token", data={
-                "grant_type": "password", "username": user, "resource": url, "ttl": "3600"})
+                "grant_type": "password", "username": user, "resource": resource,
+                "ttl": "3600"})
             got.raise_for_status()
             return str(got.json()["access_token"])
 
-        session = HttpSession(url, token("bench"))
-        over_http = round_trips(session.call, ids, queries)
-        session.close()
+        load_start = load_avg()
+        sessions = {"http": HttpSession(url, token("bench"))}
+        if before_url is not None:
+            sessions["http_before"] = HttpSession(before_url, token("bench", before_url))
         stdio = bench_mcp.StdioServer(inst)
         stdio.initialize()
-        over_stdio = round_trips(stdio.call, ids, queries)
+        calls: dict[str, Any] = {label: s.call for label, s in sessions.items()}
+        calls["stdio"] = stdio.call
+        timed = round_trips(calls, ids, queries)
+        for s in sessions.values():
+            s.close()
         stdio.close()
-        out: dict[str, Any] = {"size": size, "instance_head": meta["head"]}
+        if before is not None:
+            before.terminate()
+            before.wait(timeout=30)
+        out: dict[str, Any] = {"size": size, "instance_head": meta["head"],
+                               "load_avg_1m": {"round_trips_start": load_start,
+                                               "round_trips_end": load_avg()}}
+        if args.baseline_src is not None:
+            out["baseline_src"] = str(args.baseline_src)
+            out["baseline_without"] = args.baseline_without
         targets = []
         for name in ("get_artifact", "search_context"):
-            h = statistics.median(over_http[name]) * 1000
-            s = statistics.median(over_stdio[name]) * 1000
-            limit = 1.5 * s + 2.0
-            out[name] = {"http_p50_ms": round(h, 2), "stdio_p50_ms": round(s, 2),
-                         "http_p95_ms": ms(over_http[name], 0.95),
-                         "stdio_p95_ms": ms(over_stdio[name], 0.95),
-                         "ratio": round(h / s, 2), "limit_ms": round(limit, 2)}
+            h = statistics.median(timed["http"][name]) * 1000
+            s_ms = statistics.median(timed["stdio"][name]) * 1000
+            limit = 1.5 * s_ms + 2.0
+            row = {"http_p50_ms": round(h, 2), "stdio_p50_ms": round(s_ms, 2),
+                   "http_p95_ms": ms(timed["http"][name], 0.95),
+                   "stdio_p95_ms": ms(timed["stdio"][name], 0.95),
+                   "ratio": round(h / s_ms, 2), "limit_ms": round(limit, 2)}
+            if "http_before" in timed:
+                b = statistics.median(timed["http_before"][name]) * 1000
+                row.update({"before_http_p50_ms": round(b, 2),
+                            "before_http_p95_ms": ms(timed["http_before"][name], 0.95),
+                            "before_ratio": round(b / s_ms, 2)})
+            out[name] = row
             targets.append({"name": f"{name}_http_p50_ms", "value": round(h, 2),
                             "limit": round(limit, 2), "ok": h <= limit})
-        tokens = [token(f"user-{i}") for i in range(args.sessions)]
-        rss_before = rss_mb(server.pid)
-        latencies: list[float] = []
-        errors: list[str] = []
-
-        async def load() -> float:
-            t0 = time.perf_counter()
-            await asyncio.gather(*(one_session(url, tokens[i], args.calls_per_session, ids,
-                                               queries, i, latencies, errors)
-                                   for i in range(args.sessions)))
-            return time.perf_counter() - t0
-
-        wall = asyncio.run(load())
-        rss_after = rss_mb(server.pid)
-        out["concurrent"] = {"sessions": args.sessions, "calls_per_session": args.calls_per_session,
-                             "calls": len(latencies), "p50_ms": ms(latencies, 0.5),
-                             "p95_ms": ms(latencies, 0.95), "errors": len(errors),
-                             "error_sample": errors[:5], "wall_s": round(wall, 2),
-                             "rss_before_mb": rss_before, "rss_after_mb": rss_after}
-        targets.append({"name": "concurrent_errors", "value": len(errors), "limit": 0,
-                        "ok": not errors})
         out["targets"] = targets
         out["env"] = bench_pass.env_info()
+        if args.sessions > 0:
+            out["concurrent"] = concurrent_load(args, server.pid, url, token, ids, queries)
+            targets.append({"name": "concurrent_errors", "value": out["concurrent"]["errors"],
+                            "limit": 0, "ok": not out["concurrent"]["errors"]})
     finally:
         config.write_text(original)
-        for proc in (server, issuer):
+        for proc in (server, before, issuer):
             if proc is not None and proc.poll() is None:
                 proc.terminate()
                 proc.wait(timeout=30)
     args.results_dir.mkdir(parents=True, exist_ok=True)
     path = args.results_dir / f"http-{size}.json"
     path.write_text(json.dumps(out, indent=1) + "\n")
+    report(size, out, path)
+    return out
+
+
+def concurrent_load(args: argparse.Namespace, pid: int, url: str, token: Any, ids: list[str],
+                    queries: list[str]) -> dict[str, Any]:
+    """SESSIONS concurrent sessions x CALLS calls on the endpoint: latency, errors, RSS."""
+    tokens = [token(f"user-{i}") for i in range(args.sessions)]
+    rss_before = rss_mb(pid)
+    latencies: list[float] = []
+    errors: list[str] = []
+    load_start = load_avg()
+
+    async def load() -> float:
+        t0 = time.perf_counter()
+        await asyncio.gather(*(one_session(url, tokens[i], args.calls_per_session, ids,
+                                           queries, i, latencies, errors)
+                               for i in range(args.sessions)))
+        return time.perf_counter() - t0
+
+    wall = asyncio.run(load())
+    return {"sessions": args.sessions, "calls_per_session": args.calls_per_session,
+            "calls": len(latencies), "p50_ms": ms(latencies, 0.5),
+            "p95_ms": ms(latencies, 0.95), "errors": len(errors),
+            "error_sample": errors[:5], "wall_s": round(wall, 2),
+            "rss_before_mb": rss_before, "rss_after_mb": rss_mb(pid),
+            "load_avg_1m": {"start": load_start, "end": load_avg()}}
+
+
+def report(size: int, out: dict[str, Any], path: Path) -> None:
+    """The run's lines on stdout."""
     print(f"[{size}] wrote {path}")
+    print(f"[{size}] load average (1 min) {out['load_avg_1m']}")
     for name in ("get_artifact", "search_context"):
         r = out[name]
+        before = (f"; before: http p50 {r['before_http_p50_ms']} ms, ratio {r['before_ratio']}"
+                  if "before_ratio" in r else "")
         print(f"[{size}] {name:<15} http p50 {r['http_p50_ms']} ms, stdio p50 {r['stdio_p50_ms']} "
-              f"ms, ratio {r['ratio']} (limit {r['limit_ms']} ms)")
-    c = out["concurrent"]
-    print(f"[{size}] {c['sessions']} sessions x {c['calls_per_session']} calls: p50 {c['p50_ms']} "
-          f"ms, p95 {c['p95_ms']} ms, errors {c['errors']}, wall {c['wall_s']} s, "
-          f"RSS {c['rss_before_mb']} -> {c['rss_after_mb']} MiB")
+              f"ms, ratio {r['ratio']} (limit {r['limit_ms']} ms){before}")
+    c = out.get("concurrent")
+    if c is not None:
+        print(f"[{size}] {c['sessions']} sessions x {c['calls_per_session']} calls: p50 "
+              f"{c['p50_ms']} ms, p95 {c['p95_ms']} ms, errors {c['errors']}, wall {c['wall_s']} "
+              f"s, RSS {c['rss_before_mb']} -> {c['rss_after_mb']} MiB")
     for t in out["targets"]:
         print(f"[{size}] {t['name']:<28} {t['value']:>9} (limit {t['limit']}) "
               f"{'ok' if t['ok'] else 'MISSED'}")
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -266,6 +351,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--regen", action="store_true")
     ap.add_argument("--sessions", type=int, default=200)
     ap.add_argument("--calls-per-session", type=int, default=20)
+    ap.add_argument("--baseline-src", type=Path,
+                    help="a checkout of earlier code whose endpoint answers the same calls")
+    ap.add_argument("--baseline-without", type=lambda v: [p for p in v.split(",") if p],
+                    default=[], help="packages the baseline did not declare, hidden from it "
+                    "(e.g. httptools,uvloop)")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     # the other bench scripts' options, accepted so `nox -s bench -- ...` can pass the same ones
     ap.add_argument("--calls", type=int, help=argparse.SUPPRESS)

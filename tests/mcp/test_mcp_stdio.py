@@ -76,3 +76,13 @@ def test_revetly_serve_takes_the_same_options_as_revetly_mcp() -> None:
 
     assert options("-m", "revetly_mcp") == options("-m", "revetly_cli", "serve")
     assert {"--instance", "--project", "--max-frame"} <= options("-m", "revetly_mcp")
+
+
+async def test_a_spanning_read_over_stdio_answers_over_both_projects(duo: Path) -> None:
+    async with Client(_params(duo), mode="legacy") as client:
+        result = await client.call_tool("list_backlog", {"project": "alpha,beta"})
+    answer = result.structured_content or {}
+    assert answer == Engine.open(duo).list_backlog(project="alpha,beta")
+    assert sorted(r["artifact_id"] for r in answer["items"]) == ["STORY-001", "STORY-002"]
+    assert answer["projects"] == ["alpha", "beta"]
+    assert set(answer["freshness"]) == {"alpha", "beta"}

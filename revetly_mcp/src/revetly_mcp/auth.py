@@ -4,12 +4,19 @@ Signature and registered claims are joserfc's (authlib's JOSE); the rules of wha
 admits (audience per RFC 8707, who the caller is) are revetly_core.auth's. The issuer's keys are
 fetched from its JWKS and cached; a token signed under a kid the cache does not hold refetches
 the set once, so a rotation at the issuer is picked up without a restart.
+
+A token that passed is remembered (VerifiedTokens) until its exp, for as long as the key set it
+was checked under is the one in force, so the signature and claims are not recomputed on every
+request of a session; introspection, where declared, still asks the issuer on every request, so
+a revoked token stops working mid-session as before.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -34,6 +41,8 @@ ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA"]
 HTTP_TIMEOUT = 5.0
 LEEWAY = 30
 """Seconds of clock skew allowed on exp / nbf."""
+VERIFIED_MAX = 4096
+"""Tokens remembered as verified at most (the least recently presented is forgotten first)."""
 
 
 def metadata_urls(issuer: str) -> list[str]:
@@ -94,6 +103,10 @@ class JwksCache:
                           "check [auth] jwks_uri / issuer and that the issuer answers",
                           {"setting": "auth.jwks_uri"}) from None
 
+    def current(self) -> bool:
+        """Whether the key set in hand is still within JWKS_TTL (no refetch due)."""
+        return bool(self.fetches) and time.monotonic() - self.fetched_at <= JWKS_TTL
+
     def holds(self, kid: str | None) -> bool:
         return any(k.kid == kid for k in self.keys.keys) if kid else bool(self.keys.keys)
 
@@ -128,12 +141,28 @@ class Introspection:
     url: str
     client_id: str | None
     secret: str | None
+    _client: httpx.AsyncClient | None = field(default=None, repr=False)
+    _loop: asyncio.AbstractEventLoop | None = field(default=None, repr=False)
+
+    def client(self) -> httpx.AsyncClient:
+        """One keep-alive client per event loop (the endpoint's, or a one-shot doctor run's),
+        so a request's introspection reuses the connection rather than opening one."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            auth = (self.client_id, self.secret or "") if self.client_id else None
+            self._client = httpx.AsyncClient(timeout=HTTP_TIMEOUT, auth=auth)
+            self._loop = loop
+        return self._client
 
     async def active(self, token: str) -> bool:
-        auth = (self.client_id, self.secret or "") if self.client_id else None
+        """Whether the issuer answers active: true for this token (a kept connection the issuer
+        closed meanwhile is retried once on a new one before the answer counts as no)."""
         try:
-            async with httpx.AsyncClient(timeout=HTTP_TIMEOUT, auth=auth) as client:
-                response = await client.post(self.url, data={"token": token})
+            try:
+                response = await self.client().post(self.url, data={"token": token})
+            except httpx.TransportError:
+                self._client = None
+                response = await self.client().post(self.url, data={"token": token})
         except httpx.HTTPError as exc:
             log.warning("introspection at %s failed: %s", self.url, exc)
             return False
@@ -143,6 +172,46 @@ class Introspection:
             return response.json().get("active") is True
         except ValueError:
             return False
+
+
+@dataclass(frozen=True)
+class Verified:
+    """A token's claims as they passed, the key-set fetch they passed under, and until when."""
+
+    claims: dict[str, Any]
+    fetch: int
+    until: float
+
+
+@dataclass
+class VerifiedTokens:
+    """Tokens that passed signature, iss, sub, exp and audience, remembered until exp (with
+    the leeway the check allows) and only under the key set they were checked with: a refetched
+    set checks every token again. Bounded: the least recently presented are forgotten first."""
+
+    limit: int = VERIFIED_MAX
+    _seen: OrderedDict[str, Verified] = field(default_factory=OrderedDict)
+
+    def claims(self, token: str, fetch: int, now: float) -> dict[str, Any] | None:
+        """The remembered claims of a token still admitted at `now` under fetch `fetch`."""
+        found = self._seen.get(token)
+        if found is None:
+            return None
+        if found.fetch != fetch or now >= found.until:
+            del self._seen[token]
+            return None
+        self._seen.move_to_end(token)
+        return found.claims
+
+    def remember(self, token: str, claims: dict[str, Any], fetch: int) -> None:
+        """Keep a token that passed, until its exp (a token without a numeric exp is not kept)."""
+        exp = claims.get("exp")
+        if not isinstance(exp, int | float):
+            return
+        self._seen[token] = Verified(claims, fetch, float(exp) + LEEWAY)
+        self._seen.move_to_end(token)
+        while len(self._seen) > self.limit:
+            self._seen.popitem(last=False)
 
 
 class JwtVerifier(TokenVerifier):
@@ -156,6 +225,7 @@ class JwtVerifier(TokenVerifier):
         self.resource = resource
         self.jwks = jwks
         self.introspection = introspection
+        self.verified = VerifiedTokens()
 
     async def verify_token(self, token: str) -> AccessToken | None:
         claims = await self.claims_of(token)
@@ -177,7 +247,22 @@ class JwtVerifier(TokenVerifier):
         return claims
 
     async def check(self, token: str) -> tuple[dict[str, Any] | None, str | None]:
-        """(claims, None) for a token every check admits, else (None, why it was refused)."""
+        """(claims, None) for a token every check admits, else (None, why it was refused).
+        A token verified before under the key set in force skips to introspection."""
+        claims: dict[str, Any] | None = None
+        if self.jwks.current():
+            claims = self.verified.claims(token, self.jwks.fetches, time.time())
+        if claims is None:
+            claims, reason = await self.verify(token)
+            if claims is None:
+                return None, reason
+        if self.introspection is not None and not await self.introspection.active(token):
+            return None, "the issuer says the token is no longer active (revoked or expired)"
+        return claims, None
+
+    async def verify(self, token: str) -> tuple[dict[str, Any] | None, str | None]:
+        """Signature, iss, sub, exp and audience checked under the issuer's keys; a token that
+        passes is remembered until its exp."""
         try:
             header = extract_compact(token.encode("ascii")).headers()
         except (JoseError, ValueError, UnicodeEncodeError) as exc:
@@ -195,8 +280,7 @@ class JwtVerifier(TokenVerifier):
         refused = audience_refusal(claims, self.resource)
         if refused is not None:
             return None, refused
-        if self.introspection is not None and not await self.introspection.active(token):
-            return None, "the issuer says the token is no longer active (revoked or expired)"
+        self.verified.remember(token, claims, self.jwks.fetches)
         return claims, None
 
 

@@ -54,7 +54,7 @@ from revetly_mcp.auth import JwtVerifier
 from revetly_mcp.review_routes import ReviewPage
 from revetly_mcp.sdk_seam import lowlevel_server
 from revetly_mcp.server import RevetlyServer
-from revetly_mcp.session import Sessions, declared_params
+from revetly_mcp.session import Sessions, asks_mid_call, declared_params
 
 log = logging.getLogger("revetly.http")
 
@@ -120,6 +120,7 @@ class HttpRevetlyServer(RevetlyServer):
         super().__init__(engine, project, surface)
         self.tasks: TaskGroup | None = None
         self.streams_of: Callable[[str], bool] = lambda sid: False
+        self.transport_of: Callable[[str], Any] = lambda sid: None
         self.declared = Sessions()
         self.counter = DeclaredCounter()
 
@@ -131,14 +132,23 @@ class HttpRevetlyServer(RevetlyServer):
         if state.announced:
             return
         state.announced = True
-        if rctx.method == "tools/list":
-            return
         request = rctx.request
         sid = request.headers.get("mcp-session-id") if isinstance(request, Request) else None
+        if sid is not None:
+            self._settle_bodies(sid, rctx)
+        if rctx.method == "tools/list":
+            return
         if self.tasks is None or sid is None:
             await rctx.session.send_tool_list_changed()
             return
         self.tasks.start_soon(self._announce_when_attached, rctx.session, sid)
+
+    def _settle_bodies(self, sid: str, rctx: ServerRequestContext[Any, Any]) -> None:
+        """From a session's second request on, a client the engine never asks anything mid-call
+        is answered in JSON bodies rather than one SSE stream per POST (the GET stream stays)."""
+        transport = self.transport_of(sid)
+        if transport is not None and not asks_mid_call(declared_params(rctx)):
+            transport.is_json_response_enabled = True
 
     def _write_declared(self, rctx: ServerRequestContext[Any, Any]) -> None:
         """The revetly.declared line, once per session on its first request; never fails it.
@@ -209,6 +219,7 @@ def build_http_app(engine: Engine, address: Address, *, project: str | None = No
                                     token_verifier=verifier)
     manager = low.session_manager
     server.streams_of = lambda sid: _get_stream_open(manager, sid)
+    server.transport_of = lambda sid: getattr(manager, "_server_instances", {}).get(sid)
 
     def gone(what: str) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:

@@ -13,6 +13,11 @@ from revetly_core.config import parse_config
 from revetly_core import Engine, Refusal
 from revetly_mcp.http_app import Address, address_of, build_http_app
 
+HTTP_PARSER = "httptools"
+"""uvicorn's HTTP/1.1 implementation: the C parser (a declared dependency), not pure-Python h11."""
+EVENT_LOOP = "auto"
+"""uvicorn's event loop: uvloop where it is installed (declared off Windows), else asyncio's."""
+
 
 def _checked_path(path: str | None) -> str | None:
     """--path as [served] path would be validated (a refusal names served.path)."""
@@ -61,6 +66,7 @@ def run_http(instance: str | None, project: str | None, *, host: str | None = No
                      f"(resource {address.resource})\n")
     sys.stderr.flush()
     config = uvicorn.Config(app, host=address.host, port=address.port,  # type: ignore[arg-type]
-                            log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
+                            log_level="warning", lifespan="on", timeout_graceful_shutdown=5,
+                            http=HTTP_PARSER, loop=EVENT_LOOP)
     uvicorn.Server(config).run()
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,3 +52,11 @@ def declared_params(rctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
 def can_send_requests(rctx: ServerRequestContext[Any, Any]) -> bool:
     """Whether this era lets the server ask the client mid-call (no on 2026-07-28)."""
     return rctx.protocol_version not in MODERN_PROTOCOL_VERSIONS and rctx.session.can_send_request
+
+
+def asks_mid_call(declared: Mapping[str, Any]) -> bool:
+    """Whether the engine may ask this client something mid-call: it declared elicitation, the
+    one server request Revetly makes. Such a session needs each POST's own SSE stream; any
+    other is answered in plain JSON bodies, since nothing but the response travels on them."""
+    capabilities = declared.get("capabilities")
+    return isinstance(capabilities, Mapping) and "elicitation" in capabilities

@@ -68,3 +68,15 @@ def test_a_grant_naming_an_undeclared_project_refuses_naming_the_entry() -> None
     with pytest.raises(Refusal) as refused:
         check_grants(_config({"team-a": ["gamma"]}))
     assert refused.value.extra["setting"] == "auth.grants.values.team-a"
+
+
+def test_a_spanning_read_is_answered_when_the_grant_reaches_every_project_named() -> None:
+    assert grant_project(["alpha", "beta"], "beta, alpha", "alpha", "search_context") == \
+        "beta,alpha"
+
+
+def test_a_spanning_read_naming_a_project_outside_the_grant_is_refused_naming_it() -> None:
+    with pytest.raises(Refusal) as refused:
+        grant_project(["alpha"], "alpha,beta", "alpha", "search_context")
+    assert refused.value.code == "outside-grant"
+    assert refused.value.extra["project"] == "beta" and "'beta'" in refused.value.detail

@@ -48,3 +48,17 @@ async def test_a_grant_of_several_is_narrowed_by_the_bound_project(
         other = (await c.call_tool("list_backlog", {"project": "alpha"})).structured_content
         assert other is not None
         assert other["refusal"]["code"] == "bound-to-another-project"
+
+
+async def test_a_grant_of_several_answers_a_read_spanning_them_and_refuses_one_outside(
+        duo: Path, serve: ServeFactory, issuer: IssuerHandle) -> None:
+    served = serve(duo, auth_block(issuer) + GRANTS)
+    async with http_client(served.url, issuer.token("lee", served.url, groups="leads")) as c:
+        both = (await c.call_tool("list_backlog", {"project": "alpha,beta"})).structured_content
+    assert both is not None and both["projects"] == ["alpha", "beta"]
+    assert sorted(r["artifact_id"] for r in both["items"]) == ["STORY-001", "STORY-002"]
+    async with http_client(served.url, issuer.token("bea", served.url, groups="team-b")) as c:
+        refused = (await c.call_tool("search_context", {"query": "invoices",
+                                                        "project": "beta,alpha"})).structured_content
+    assert refused is not None and refused["refusal"]["code"] == "outside-grant"
+    assert refused["refusal"]["project"] == "alpha"

@@ -38,4 +38,4 @@ class BacklogAnswer(Envelope):
     limit: int
     next_cursor: NotRequired[str]
     truncated: NotRequired[CutReport]
-    outside_backlog: NotRequired[OutsideBacklog]
+    outside_backlog: NotRequired[OutsideBacklog | dict[str, OutsideBacklog]]

@@ -47,13 +47,27 @@ class FailedPass(TypedDict):
     note: NotRequired[str]
 
 
-class Envelope(TypedDict):
-    """What every read carries besides its answer (reads/envelope.py)."""
+class ProjectKeys(TypedDict):
+    """The keys naming which project answered, and how far back its sources were read."""
 
     project: NotRequired[str]
-    freshness: NotRequired[Freshness]
     history: NotRequired[JSONObject]
+
+
+class OneProjectEnvelope(ProjectKeys):
+    """The envelope of an answer about one project (context_health): its blocks unkeyed."""
+
+    freshness: NotRequired[Freshness]
     context_health: NotRequired[FailedPass]
+
+
+class Envelope(ProjectKeys):
+    """What every read carries besides its answer (reads/envelope.py). A spanning read names
+    its projects under ``projects`` and keys freshness, history and context_health by project."""
+
+    projects: NotRequired[list[str]]
+    freshness: NotRequired[Freshness | dict[str, Freshness]]
+    context_health: NotRequired[FailedPass | dict[str, FailedPass]]
 
 
 class IdsCount(TypedDict):

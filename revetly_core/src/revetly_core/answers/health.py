@@ -6,7 +6,7 @@ from typing import Any, NotRequired
 
 from typing_extensions import TypedDict
 
-from revetly_core.answers.common import Envelope, JSONObject
+from revetly_core.answers.common import JSONObject, OneProjectEnvelope
 
 
 class LastPass(TypedDict):
@@ -42,7 +42,7 @@ class IndexHealth(TypedDict):
     current: bool
 
 
-class HealthAnswer(Envelope):
+class HealthAnswer(OneProjectEnvelope):
     """The answer of context_health (``capture`` when one capture was asked about)."""
 
     instance: str

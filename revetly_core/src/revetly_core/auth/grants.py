@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from revetly_core.config import Config, GrantsSection
+from revetly_core.reads.envelope import spanned_names
 from revetly_core.refusal import Refusal
 
 
@@ -62,16 +63,19 @@ def grant_key(config: Config, claims: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def grant_project(granted: Sequence[str], asked: str | None, default: str, tool: str) -> str:
-    """The project a granted call addresses: the one asked if granted; naming none, the
-    default if granted, else the first granted; a project outside the grant is refused."""
-    if asked is not None:
-        if asked not in granted:
-            raise Refusal("outside-grant", f"{tool} names project {asked!r}, which this "
-                          "token's grant does not reach",
-                          f"name a project your grant reaches ({', '.join(granted)}), or ask "
-                          "the operator for a grant", {"project": asked})
-        return asked
-    return default if default in granted else granted[0]
+    """The project a granted call addresses: the one asked if granted (or each of a comma
+    list, for a spanning read); naming none, the default if granted, else the first granted;
+    a project outside the grant is refused by name."""
+    named = spanned_names(asked)
+    if not named:
+        return default if default in granted else granted[0]
+    outside = [p for p in named if p not in granted]
+    if outside:
+        raise Refusal("outside-grant", f"{tool} names project {', '.join(map(repr, outside))}, "
+                      "which this token's grant does not reach",
+                      f"name a project your grant reaches ({', '.join(granted)}), or ask "
+                      "the operator for a grant", {"project": ",".join(outside)})
+    return ",".join(named)
 
 
 def no_grant_refusal(tool: str) -> Refusal:

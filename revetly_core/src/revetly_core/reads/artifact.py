@@ -254,7 +254,7 @@ def _brief(store: Store, a: Artifact, scope: ProjectScope) -> ArtifactBrief:
         "created_at": a.created_at,
         "parent": a.parent,
     }
-    if scope.multi and a.project != scope.name:
+    if scope.multi and a.project not in scope.answering:
         out["from_project"] = a.project
     out["body"] = a.body
     out["acceptance_criteria"] = list(a.criteria)
@@ -825,9 +825,9 @@ def get_artifact(
     if a.project not in scope.reach:
         raise Refusal(
             "not-found",
-            f"{a.id} is not held by project {scope.name} nor by a project it imports",
-            f"pass project={a.project!r} to read it there, or search_context within {scope.name}",
-            {"artifact_id": a.id, "project": scope.name},
+            f"{a.id} is not held by project {scope.label} nor by a project it imports",
+            f"pass project={a.project!r} to read it there, or search_context within {scope.label}",
+            {"artifact_id": a.id, "project": scope.label},
         )
     budget = read_budget(config.read.budget)
     if walk_depth is not None:

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from revetly_core.answers.backlog import BacklogAnswer, BacklogRow
+from revetly_core.answers.backlog import BacklogAnswer, BacklogRow, OutsideBacklog
 from revetly_core.answers.common import CutReport
 from revetly_core.config import Config
 from revetly_core.ids import id_key
 from revetly_core.model import WORK_ITEM_STATUSES, WORK_ITEM_TYPES, Artifact
 from revetly_core.reads.budget import Cut, cut_report, fit, payload_bytes, read_budget
 from revetly_core.reads.cursor import decode_cursor, encode_cursor, invalid_cursor
-from revetly_core.reads.envelope import check_deleted, envelope, resolve_project
+from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
 from revetly_core.reads.marks import row_marks
 from revetly_core.refusal import Refusal
 from revetly_core.store.protocols import Store
@@ -153,7 +153,7 @@ def list_backlog(
     scope = resolve_project(config, project, with_imports=False)
     filters: dict[str, Any] = {
         "status": statuses, "pbi_type": types, "provenance": provenances,
-        "project": scope.name, "deleted": deleted,
+        "project": scope.label, "deleted": deleted,
     }
     item_filter = ItemFilter(tuple(types or WORK_ITEM_TYPES), tuple(statuses or ()),
                              tuple(provenances or ()), scope.reach, deleted)
@@ -182,10 +182,18 @@ def list_backlog(
             payload["truncated"] = cut
         if more or served < len(page):
             payload["next_cursor"] = cursor_after(served)
-        payload["outside_backlog"] = {"count": 0, "items": []}
+        payload["outside_backlog"] = outside_backlog_block(scope)
         return {**payload, **env}
 
     return _fitted(build, cursor_after, len(page), read_budget(config.read.budget))
+
+
+def outside_backlog_block(scope: ProjectScope) -> OutsideBacklog | dict[str, OutsideBacklog]:
+    """The outside_backlog block: empty (no connector ingests untyped items yet), keyed by
+    project on a read spanning several."""
+    if scope.spanning:
+        return {name: {"count": 0, "items": []} for name in scope.answering}
+    return {"count": 0, "items": []}
 
 
 def _checked_filters(

@@ -29,7 +29,10 @@ def _in_scope(ctx: ScopeContext, scope: ProjectScope, root: str | None) -> dict[
         members = walk_members(ctx.graph, [root])
         keep = sorted(m for m, v in members.by_id.items() if v.position in ("own", "beneath"))
         return dict(ctx.store.dated_rows_of(keep))
-    return dict(ctx.store.dated_rows_in(scope.name))
+    rows: dict[str, tuple[Any, ...]] = {}
+    for name in scope.answering:
+        rows.update(ctx.store.dated_rows_in(name))
+    return rows
 
 
 def prefilter_bounds(window: Window) -> tuple[str | None, str | None]:

@@ -186,7 +186,8 @@ def _items(ctx: ScopeContext, scope: ProjectScope, root: str | None) -> dict[str
         members = walk_members(ctx.graph, [root])
         ids = sorted(m for m, v in members.by_id.items() if v.position in ("own", "beneath"))
         return {row.id: _light(row) for row in ctx.store.live_items_of(ids)}
-    return {row.id: _light(row) for row in ctx.store.live_items_in(scope.name)}
+    return {row.id: _light(row) for name in scope.answering
+            for row in ctx.store.live_items_in(name)}
 
 
 def _records(ctx: ScopeContext, items: dict[str, Artifact]) -> list[Delivery]:

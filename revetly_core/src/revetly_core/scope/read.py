@@ -36,9 +36,9 @@ def scope_root(ctx: ScopeContext, artifact_id: object, scope: ProjectScope) -> s
     if a is None:
         raise artifact_not_found(wanted)
     if a.project not in scope.reach:
-        raise Refusal("not-found", f"{a.id} is not held by project {scope.name} nor by a "
+        raise Refusal("not-found", f"{a.id} is not held by project {scope.label} nor by a "
                       "project it imports", f"pass project={a.project!r} to read it there",
-                      {"artifact_id": a.id, "project": scope.name})
+                      {"artifact_id": a.id, "project": scope.label})
     return a.id
 
 

@@ -42,7 +42,7 @@ def _arg(name: str, annotation: Any, default: object = REQUIRED, help: str = "")
     return ArgumentSpec(name, annotation, default, help)
 
 
-READ_AS = "Read as this project."
+READ_AS = "Read as this project, or span several as a comma list ('a,b')."
 WRITE_IN = "The project to write in."
 DELETED = "'include' or 'only' to read deleted work."
 REASON = "Why (kept on the record)."
