@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 from revetly_core.config import GitHubConnector as GitHubSettings
 from revetly_core.connectors.github import github_source_id
-from revetly_core.connectors.tracker_http import Page, TrackerHttp, TrackerStop
+from revetly_core.connectors.tracker_http import Page, Sleep, TrackerHttp, TrackerStop
 from revetly_core.refusal import Refusal
 from revetly_core.writeback.markers import carries, claim_marker
 from revetly_core.writeback.protocol import (
@@ -73,8 +73,9 @@ class GitHubWriter:
     keeps_claims = True
 
     def __init__(self, settings: GitHubSettings, *, transport: Any = None,
-                 environ: Mapping[str, str] = os.environ) -> None:
+                 environ: Mapping[str, str] = os.environ, sleep: Sleep = time.sleep) -> None:
         self.settings = settings
+        self.sleep = sleep
         self.source = github_source_id(settings.name)
         self.transport = transport
         self.environ = environ
@@ -95,7 +96,8 @@ class GitHubWriter:
             if token:
                 headers["Authorization"] = f"Bearer {token}"
             self._http = TrackerHttp(self.settings.api_url, headers, transport=self.transport,
-                                     sleep=time.sleep, max_wait_seconds=self.settings.max_wait_seconds,
+                                     sleep=self.sleep,
+                                     max_wait_seconds=self.settings.max_wait_seconds,
                                      retries=self.settings.retries,
                                      max_response_bytes=self.settings.max_response_bytes)
         return self._http

@@ -61,11 +61,19 @@ class StatusCall:
     project: str
 
 
+def criteria_of_item(held: Artifact) -> list[str]:
+    """The criteria a ship on a tracker item rules on: those CONTEXT parsed, else the
+    acceptance-criteria section of the item's body (an issue's Markdown)."""
+    from revetly_core.writes.story_body import criteria_of
+
+    return list(held.criteria) or criteria_of(held.body or "")
+
+
 def tracker_moved(held: Artifact, record: WritebackRecord) -> bool:
     """The tracker changed the item's status after Revetly's last write (someone reopened
-    it there, say): the record no longer says what the item is."""
-    return bool(held.status != record.status and held.source_updated_at
-                and held.source_updated_at > record.at)
+    it there, say): a read since that write shows another status. No clocks are compared:
+    the read is newer when the item's update stamp is no longer the one the write saw."""
+    return held.status != record.status and held.source_updated_at != record.seen_updated
 
 
 def claim_rel(ctx: WriteContext, held: Artifact) -> str:
@@ -79,7 +87,7 @@ def current_claim(ctx: WriteContext, writer: TrackerWriter, record: WritebackRec
     Revetly last put on the tracker."""
     if not writer.keeps_claims:
         return read_claim_file(ctx.root, claim_rel(ctx, held))
-    if record is None or record.status != "in-progress":
+    if record is None or record.status != "in-progress" or tracker_moved(held, record):
         return None
     return Claim.from_front(record.claim)
 
@@ -223,7 +231,7 @@ def tracker_set_status(ctx: WriteContext, held: Artifact, writer: TrackerWriter,
             delivery = record.delivery
             answer["unchanged"] = True
         else:
-            delivery = (write_delivery(ctx, batch, aid, held.title, list(held.criteria),
+            delivery = (write_delivery(ctx, batch, aid, held.title, criteria_of_item(held),
                                        call.verdicts, call.who, now, call.project)
                         if new == "done" else None)
             if not writer.keeps_claims:
@@ -233,7 +241,7 @@ def tracker_set_status(ctx: WriteContext, held: Artifact, writer: TrackerWriter,
                 carried_steps(record) + new_steps(ctx, writer, aid, call, claim, before,
                                                    delivery, now),
                 {rel: digest_of(data) for rel, data in batch.planned.items()},
-                prior=_without_prior(record))
+                prior=_without_prior(record), seen_updated=held.source_updated_at)
             commit = _commit_with_record(ctx, batch, record, aid, new, claim, outcome, call)
         try:
             tried = land_steps(ctx, writer, item, record)

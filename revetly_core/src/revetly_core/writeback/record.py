@@ -41,19 +41,21 @@ class WritebackRecord:
     commit: str | None = None
     prior: dict[str, Any] | None = None
     """The record this one replaced, restored when this one's commit never landed."""
+    seen_updated: str | None = None
+    """The item's ``source_updated_at`` as CONTEXT held it when this write was made."""
 
     def to_json(self) -> dict[str, Any]:
         return {"artifact_id": self.artifact_id, "source": self.source, "status": self.status,
                 "at": self.at, "claim": self.claim, "delivery": self.delivery,
                 "steps": self.steps, "files": self.files, "commit": self.commit,
-                "prior": self.prior}
+                "prior": self.prior, "seen_updated": self.seen_updated}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> WritebackRecord:
         return cls(str(data["artifact_id"]), str(data["source"]), str(data["status"]),
                    str(data["at"]), data.get("claim"), data.get("delivery"),
                    list(data.get("steps") or []), dict(data.get("files") or {}),
-                   data.get("commit"), data.get("prior"))
+                   data.get("commit"), data.get("prior"), data.get("seen_updated"))
 
     def open_steps(self) -> list[dict[str, Any]]:
         """The steps that have not landed (pending or failed)."""
