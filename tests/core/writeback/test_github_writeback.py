@@ -105,7 +105,8 @@ def test_done_closes_releases_and_posts_the_delivery_note(gh: tuple[Engine, Fake
     assert out["commit"] is not None and delivery_files(engine) == [f"{did}.md"]
     body = str(delivery_comment["body"])
     assert f"<!-- revetly:delivery {did} -->" in body
-    assert "Edits made offline sync — **met**" in body and "Conflicts are shown" in body
+    assert "1. Edits made offline sync — **met**" in body
+    assert "2. Conflicts are shown — **partial**" in body
     assert "No longer in progress" in str(_claim_comments(fake)[0]["body"])
     assert fake.label_names(1) == ["story"]
 
