@@ -4,11 +4,9 @@ committed with the flip (claim_kept), and a second claimant is still refused."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 
 import pytest
-from revetly_core.config import Config
-from revetly_core.writeback import WRITERS, TrackerWriter
+from revetly_core.writeback import WRITERS, AdapterSetup, TrackerWriter
 from revetly_core.writeback.github import GitHubWriter
 
 from revetly_core import Engine
@@ -23,9 +21,9 @@ class ClaimlessGitHub(GitHubWriter):
     keeps_claims = False
 
 
-def _claimless(config: Config, name: str, env: Mapping[str, str]) -> TrackerWriter | None:
-    settings = next(s for s in config.connectors.github if s.name == name)
-    return ClaimlessGitHub(settings, environ=env)
+def _claimless(setup: AdapterSetup) -> TrackerWriter | None:
+    settings = next(s for s in setup.config.connectors.github if s.name == setup.name)
+    return ClaimlessGitHub(settings, environ=setup.environ)
 
 
 @pytest.fixture()
