@@ -20,6 +20,7 @@ from revetly_core.reads.budget import Cut, cut_report, fit, payload_bytes, read_
 from revetly_core.reads.cursor import decode_cursor, encode_cursor, invalid_cursor
 from revetly_core.reads.envelope import check_deleted, envelope, resolve_project
 from revetly_core.reads.marks import row_marks
+from revetly_core.reads.outside import outside_backlog
 from revetly_core.refusal import Refusal
 from revetly_core.store.protocols import Store
 from revetly_core.store.queries_backlog import ItemFilter
@@ -145,7 +146,7 @@ def list_backlog(
 
     ``total`` counts every item the filters match; ``next_cursor`` resumes after the last
     row served (a budget cut moves it back, so no row is skipped). ``outside_backlog`` is
-    always present: no connector yet ingests untyped tracker items, so it reads empty.
+    always present, whatever the filters: the items no type map covered (reads/outside.py).
     """
     deleted = check_deleted(deleted)
     statuses, types, provenances = _checked_filters(status, pbi_type, provenance)
@@ -171,6 +172,8 @@ def list_backlog(
     page = [loaded[i] for i in page_ids]
     rows = [compact_row(store, a, multi=scope.multi, with_parent=True) for a in page]
     env = envelope(config, store, scope)
+    budget = read_budget(config.read.budget)
+    outside, outside_truncated = outside_backlog(store, scope.reach, budget)
 
     def cursor_after(served: int) -> str:
         last = list(serve_key(page[served - 1])) if served else (list(after) if after else None)
@@ -182,10 +185,12 @@ def list_backlog(
             payload["truncated"] = cut
         if more or served < len(page):
             payload["next_cursor"] = cursor_after(served)
-        payload["outside_backlog"] = {"count": 0, "items": []}
+        payload["outside_backlog"] = outside
+        if outside_truncated is not None:
+            payload["outside_backlog_truncated"] = outside_truncated
         return {**payload, **env}
 
-    return _fitted(build, cursor_after, len(page), read_budget(config.read.budget))
+    return _fitted(build, cursor_after, len(page), budget)
 
 
 def _checked_filters(

@@ -9,6 +9,7 @@ from typing import Any
 from revetly_core.answers.common import Freshness
 from revetly_core.answers.health import HealthAnswer, SourceHealth
 from revetly_core.config import Config
+from revetly_core.reads.outside import outside_counts
 from revetly_core.store.protocols import KeywordIndex, Store
 
 
@@ -91,4 +92,5 @@ def context_health(config: Config, store: Store, index: KeywordIndex) -> HealthA
     unparsed = store.unparsed_criteria_by_source()
     if unparsed:
         payload["criteria_unparsed"] = unparsed
+    payload["outside_backlog"] = outside_counts(store)
     return payload

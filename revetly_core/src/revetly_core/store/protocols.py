@@ -154,6 +154,14 @@ class BacklogReads(Protocol):
         """id -> the held artifact, its body read as '' (what a compact row serves)."""
         ...
 
+    def outside_items(self, projects: tuple[str, ...]) -> list[tuple[str, str]]:
+        """(id, type) of every live item of the projects that no type map covered, in no order."""
+        ...
+
+    def outside_counts(self) -> list[tuple[str, str, str, int]]:
+        """(source, project, why, how many) of the live items no type map covered."""
+        ...
+
 
 class OperateReads(Protocol):
     """Whole-store counts for health, check, doctor and audit-links."""

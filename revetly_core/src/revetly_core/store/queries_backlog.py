@@ -1,4 +1,5 @@
-"""The store's queries behind list_backlog: the keys of the matching items, then one page."""
+"""The store's queries behind list_backlog: the keys of the matching items, then one page, and
+the items a tracker's type maps left outside the backlog (the ``outside_backlog`` block)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,10 @@ class ItemFilter:
     provenances: tuple[str, ...]
     projects: tuple[str, ...]
     deleted: str | None
+
+
+OUTSIDE_SQL = "deleted=0 AND json_extract(metadata, '$.untyped_why') IS NOT NULL"
+"""A live item ingest stored outside the backlog: no type map covered it (connectors say why)."""
 
 
 def _deleted_sql(deleted: str | None) -> str:
@@ -55,3 +60,16 @@ class BacklogQueries:
             ):
                 out[r["id"]] = row_to_artifact(r)
         return out
+
+    def outside_items(self, projects: tuple[str, ...]) -> list[tuple[str, str]]:
+        """(id, type) of every live item of the projects that no type map covered, in no order."""
+        return [(r[0], r[1]) for r in self.conn.execute(
+            f"SELECT id, type FROM artifacts WHERE {OUTSIDE_SQL} "
+            f"AND project IN ({marks(list(projects))})", projects)]
+
+    def outside_counts(self) -> list[tuple[str, str, str, int]]:
+        """(source, project, why, how many) of the live items no type map covered."""
+        return [(r[0], r[1], r[2], r[3]) for r in self.conn.execute(
+            "SELECT source, project, json_extract(metadata, '$.untyped_why') AS why, COUNT(*) "
+            f"FROM artifacts WHERE {OUTSIDE_SQL} GROUP BY source, project, why "
+            "ORDER BY source, project, why")]
