@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from revetly_core.fsread import ReadRefused, read_file
+from revetly_core.ids import id_key
+from revetly_core.model import WORK_ITEM_TYPES, Artifact
+from revetly_core.refusal import Refusal
 from revetly_core.writeback.backlog_md import (
     TASKS,
     BacklogMdTarget,
@@ -40,6 +43,19 @@ BACKLOG_MD_CRASH_POINTS = ("backlog-md-placed", "backlog-md-written")
 yet; the task file written, the review not answered."""
 APPROVED = "ready"
 """The status an approved draft lands in (the project's word for it: To Do by default)."""
+
+
+def check_parent(held: Artifact | None, target: BacklogMdTarget, parent_id: str) -> None:
+    """A draft landing in a Backlog.md project hangs under a live task of that project (its
+    ``parent_task_id``); anything else is refused before a reviewer is asked."""
+    key = id_key(parent_id)
+    families = task_families(target.settings)
+    if (held is None or held.deleted or held.source != target.source
+            or held.type not in WORK_ITEM_TYPES or key is None or key.family not in families):
+        raise Refusal("not-in-this-store", f"{parent_id} is not a live task of "
+                      f"{target.source}, where this draft lands (write_back)",
+                      f"name a task of {target.source} as parent (list_backlog shows them), "
+                      "or leave parent out", {"id": parent_id, "wrote": False})
 
 
 def placement_rel(review_id: str) -> str:

@@ -11,7 +11,7 @@ from revetly_core.answers.maintenance import ReviewPage
 from revetly_core.answers.writes import GateAnswer, ReviewList, ReviewState
 from revetly_core.refusal import Refusal
 from revetly_core.writeback.backlog_md import draft_target
-from revetly_core.writeback.backlog_md_drafts import drop_placement, place_draft
+from revetly_core.writeback.backlog_md_drafts import check_parent, drop_placement, place_draft
 from revetly_core.writes.answers import wrote_nothing
 from revetly_core.writes.approver_floor import check_approver
 from revetly_core.writes.context import WriteContext
@@ -112,7 +112,11 @@ def submit_draft(
     parent_id = None
     if parent is not None:
         parent_id = check_artifact_id(parent, "parent")
-        ctx.live_work_item_file(parent_id, "parent")
+        target = draft_target(ctx.config, ctx.root, proj)
+        if target is None:
+            ctx.live_work_item_file(parent_id, "parent")
+        else:  # the draft lands in the Backlog.md project it reads (write_back)
+            check_parent(ctx.stored(parent_id), target, parent_id)
     who = drafting_principal(drafter, agent_name, agent_version, ctx.principal(None))
     draft = {"title": title, "description": folded, "acceptance_criteria": criteria,
              "parent": parent_id, "repository": repo}
