@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from revetly_core.answers.backlog import OutsideRow
+from revetly_core.answers.backlog import BacklogAnswer, OutsideRow
+from revetly_core.answers.health import HealthAnswer
+from revetly_core.answers.operate import DoctorAnswer
 from revetly_core.model import Artifact
 from revetly_core.reads.budget import payload_bytes
 from revetly_core.reads.outside import (
@@ -23,6 +25,7 @@ from revetly_core.reads.outside import (
 )
 
 from revetly_core import Engine
+from tests.core.answers.conforms import assert_conforms
 from tests.core.connectors.github_instance import TOKEN, TOKEN_ENV, github_instance
 from tests.support.fake_github import FakeGitHub, serving
 
@@ -125,6 +128,7 @@ def test_list_backlog_names_the_items_no_map_covers(synced: tuple[Engine, FakeGi
         {"artifact_id": "GH-10", "title": "Tidy the wiki", "kind": "issue", "why": "untyped"},
     ]
     assert "outside_backlog_truncated" not in answer
+    assert_conforms(BacklogAnswer, answer)
 
 
 def test_the_block_is_the_same_whatever_the_filters(synced: tuple[Engine, FakeGitHub]) -> None:
@@ -166,6 +170,7 @@ def test_a_tiny_budget_cuts_the_rows_keeps_the_count_and_names_the_cut(
     cut = answer["outside_backlog_truncated"]
     assert (cut["reason"], cut["total"], cut["listed"]) == ("read-budget", 30, listed)
     assert payload_bytes(answer) <= 1024
+    assert_conforms(BacklogAnswer, answer)
 
 
 def test_a_store_with_no_type_map_reports_an_empty_block(tmp_path: Path) -> None:
@@ -183,13 +188,16 @@ def test_context_health_carries_the_same_count_with_the_fix(
     engine, _ = synced
     health = engine.context_health()["outside_backlog"]
     assert health == {"count": 3, "untyped": 2, "unmapped": 1, "fix": OUTSIDE_FIX}
+    assert_conforms(HealthAnswer, engine.context_health())
     assert health["count"] == engine.list_backlog()["outside_backlog"]["count"]
 
 
 def test_doctor_counts_untyped_and_unmapped_items_per_source(
         synced: tuple[Engine, FakeGitHub]) -> None:
     engine, _ = synced
-    sources = {s["source"]: s for s in engine.doctor()["sources"]}
+    report = engine.doctor()
+    assert_conforms(DoctorAnswer, report)
+    sources = {s["source"]: s for s in report["sources"]}
     assert (sources["github/app"]["untyped"], sources["github/app"]["unmapped"]) == (2, 1)
     assert "untyped" not in sources["repository"]
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pygit2
 import pytest
+from revetly_core.answers.writes import ReviewState, StatusAnswer
 from revetly_core.instance.layout import InstancePaths
 from revetly_core.markdown.frontmatter import split_frontmatter
 from revetly_core.refusal import Refusal
@@ -20,6 +21,7 @@ from revetly_core.writeback.backlog_md_drafts import BACKLOG_MD_CRASH_POINTS
 from revetly_core.writes.crash import CRASH_EXIT
 
 from revetly_core import Engine
+from tests.core.answers.conforms import assert_conforms
 from tests.fixtures.fixture_repo import BACKLOG_MD, build_fixture_repo
 
 DESCRIPTION = "Remind a client a week after an invoice is due."
@@ -76,6 +78,8 @@ def test_an_approved_draft_lands_as_the_projects_next_task(tally: tuple[Path, En
     state = _approve(engine, parent="BACK-6")
     assert state["status"] == "applied" and state["artifact_id"] == "BACK-29"
     assert state["path"] == "backlog/tasks/back-29 - Dunning-reminders.md"
+    assert state["source"] == "backlog-md/tally" and state["commit"] is None
+    assert_conforms(ReviewState, state)
     assert _task_files(repo) - before == {state["path"]}
     front, body = split_frontmatter((repo / state["path"]).read_text())
     assert (front["id"], front["title"], front["status"]) == ("BACK-29", "Dunning reminders",
@@ -116,6 +120,7 @@ def test_a_status_flip_is_written_into_the_tasks_own_file(tally: tuple[Path, Eng
     changed = [ln for ln in after.splitlines() if ln not in before.splitlines()]
     assert [ln.split(":")[0] for ln in changed] == ["status", "updated_date"]
     assert out["claim"]["by"] == "agent-7" and "claim_kept" in out
+    assert_conforms(StatusAnswer, out)
     engine.sync()
     assert engine.get_artifact("BACK-5")["status"] == "in-progress"
 
