@@ -19,10 +19,10 @@ from revetly_core.reads.outside import (
     OUTSIDE_FIX,
     fit_outside,
     outside_budget,
-    outside_order,
     outside_row,
     why_counts,
 )
+from revetly_core.store.db import Store
 
 from revetly_core import Engine
 from tests.core.answers.conforms import assert_conforms
@@ -87,9 +87,15 @@ def test_the_rows_get_a_quarter_of_the_read_budget() -> None:
     assert outside_budget(1_024) == 256
 
 
-def test_outside_rows_sort_by_family_then_number() -> None:
-    assert sorted(["GH-10", "GH-2", "AB-7", "GH-2.1", "odd"], key=outside_order) == [
-        "odd", "AB-7", "GH-2", "GH-2.1", "GH-10"]
+def test_outside_rows_sort_by_family_then_number(tmp_path: Path) -> None:
+    store = Store(tmp_path / ".revetly" / "context.db")
+    ids = ["GH-10", "GH-2", "ab-7", "GH-2.1", "odd", "GH-9"]
+    store.upsert_artifacts([_artifact(id=i) for i in ids], "2024-01-01T00:00:00+00:00")
+    assert store.outside_head(("inst",), 10) == (6, ["odd", "ab-7", "GH-2", "GH-2.1", "GH-9",
+                                                    "GH-10"])
+    assert store.outside_head(("inst",), 2) == (6, ["odd", "ab-7"])
+    assert store.outside_head(("other",), 2) == (0, [])
+    store.close()
 
 
 def test_why_counts_sum_untyped_and_unmapped_over_sources() -> None:

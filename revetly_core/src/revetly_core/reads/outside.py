@@ -11,7 +11,6 @@ from __future__ import annotations
 from revetly_core.answers.backlog import OutsideBacklog, OutsideRow
 from revetly_core.answers.common import CutReport
 from revetly_core.answers.health import OutsideCounts
-from revetly_core.ids import id_key
 from revetly_core.model import Artifact
 from revetly_core.reads.budget import cut_report, payload_bytes
 from revetly_core.store.protocols import Store
@@ -23,6 +22,8 @@ OUTSIDE_FIX = ("set the item's type, or a label the type map names, on its sourc
 MIN_ROW_BYTES = 50
 """No served row is smaller than this (its four keys alone take more), so a quarter of the
 budget holds at most quarter // MIN_ROW_BYTES rows: no more are loaded."""
+LOAD_CHUNK = 32
+"""Rows are loaded this many at a time, until the room is full."""
 
 
 def outside_budget(budget: int) -> int:
@@ -42,14 +43,6 @@ def outside_row(a: Artifact) -> OutsideRow:
     if isinstance(labels, list) and labels:
         row["labels"] = [str(label) for label in labels]
     return row
-
-
-def outside_order(artifact_id: str) -> tuple[str, int, tuple[int, ...], str]:
-    """Where an outside row stands: by id family and number (GH-2 before GH-10), then the id."""
-    key = id_key(artifact_id)
-    if key is None:
-        return ("", -1, (), artifact_id)
-    return (key.family, key.number, key.sub, artifact_id)
 
 
 def fit_outside(rows: list[OutsideRow], room: int) -> int:
@@ -72,18 +65,23 @@ def outside_cut(total: int, listed: int, budget: int) -> CutReport:
 def outside_backlog(store: Store, projects: tuple[str, ...],
                     budget: int) -> tuple[OutsideBacklog, CutReport | None]:
     """The block for the projects: every outside item counted, the rows that fit a quarter
-    of ``budget`` listed, and the cut report when some were left out (None when none was)."""
-    ids = sorted((i for i, _ in store.outside_items(projects)), key=outside_order)
+    of ``budget`` listed in id order (loaded a few at a time, only until the room is full),
+    and the cut report when some were left out (None when none was)."""
     room = outside_budget(budget)
-    head = ids[: room // MIN_ROW_BYTES + 1]
-    loaded = store.compact_artifacts(head)
-    rows = [outside_row(loaded[i]) for i in head if i in loaded]
-    served = fit_outside(rows, room)
-    block: OutsideBacklog = {"count": len(ids), "items": rows[:served]}
-    if served < len(ids):
-        return block, outside_cut(len(ids), served, budget)
+    count, head = store.outside_head(projects, room // MIN_ROW_BYTES + 1)
+    rows: list[OutsideRow] = []
+    served = 0
+    for start in range(0, len(head), LOAD_CHUNK):
+        part = head[start:start + LOAD_CHUNK]
+        loaded = store.compact_artifacts(part)
+        rows += [outside_row(loaded[i]) for i in part if i in loaded]
+        served = fit_outside(rows, room)
+        if served < len(rows):
+            break
+    block: OutsideBacklog = {"count": count, "items": rows[:served]}
+    if served < count:
+        return block, outside_cut(count, served, budget)
     return block, None
-
 
 def why_counts(rows: list[tuple[str, str, str, int]]) -> dict[str, int]:
     """``untyped`` and ``unmapped`` summed over (source, project, why, n) rows."""

@@ -154,8 +154,9 @@ class BacklogReads(Protocol):
         """id -> the held artifact, its body read as '' (what a compact row serves)."""
         ...
 
-    def outside_items(self, projects: tuple[str, ...]) -> list[tuple[str, str]]:
-        """(id, type) of every live item of the projects that no type map covered, in no order."""
+    def outside_head(self, projects: tuple[str, ...], limit: int) -> tuple[int, list[str]]:
+        """(how many, the first ``limit`` ids; ``limit`` at least 1) of the live items of the
+        projects no type map covered, in id order: family, number (GH-2 before GH-10), id."""
         ...
 
     def outside_counts(self) -> list[tuple[str, str, str, int]]:
