@@ -17,7 +17,8 @@ from revetly_core.writeback.backlog_md import (
     backlog_md_time,
     contained_path,
     file_name,
-    find_task_file,
+    find_task_files,
+    home_of,
     next_number,
     set_front_value,
     status_word,
@@ -72,11 +73,22 @@ def test_the_next_number_is_past_every_folders_highest(tmp_path: Path) -> None:
     assert next_number(tmp_path, {"BACK", "TASK"}) == 12
 
 
+def test_a_task_file_moves_to_the_folder_its_status_belongs_in() -> None:
+    assert home_of("tasks/back-5 - A.md", "discarded") == "archive/tasks/back-5 - A.md"
+    assert home_of("completed/back-5 - A.md", "done") == "completed/back-5 - A.md"
+    assert home_of("completed/back-5 - A.md", "in-progress") == "tasks/back-5 - A.md"
+    assert home_of("archive/tasks/back-5 - A.md", "ready") == "tasks/back-5 - A.md"
+    assert home_of("tasks/back-5 - A.md", "done") == "tasks/back-5 - A.md"
+
+
 def test_a_task_file_is_found_by_any_spelling_of_its_id(tmp_path: Path) -> None:
     (tmp_path / "tasks").mkdir()
     (tmp_path / "tasks" / "back-7.02 - Tombstones.md").write_text("x")
-    assert find_task_file(tmp_path, "BACK-7.2", None) == "tasks/back-7.02 - Tombstones.md"
-    assert find_task_file(tmp_path, "BACK-8", "back-8") is None
+    (tmp_path / "tasks" / "back-8 - A.md").write_text("x")
+    (tmp_path / "tasks" / "back-8 - A copy.md").write_text("x")
+    assert find_task_files(tmp_path, "BACK-7.2", None) == ["tasks/back-7.02 - Tombstones.md"]
+    assert len(find_task_files(tmp_path, "BACK-8", "back-8")) == 2
+    assert find_task_files(tmp_path, "BACK-9", "back-9") == []
 
 
 def test_setting_a_front_value_keeps_every_other_byte() -> None:

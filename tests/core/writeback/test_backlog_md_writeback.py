@@ -156,6 +156,42 @@ def test_discarding_moves_the_task_into_the_archive(tally: tuple[Path, Engine]) 
     assert engine.get_artifact("BACK-5")["status"] == "discarded"
 
 
+def test_reopening_a_completed_task_moves_it_back_to_tasks(tally: tuple[Path, Engine]) -> None:
+    repo, engine = tally
+    out = engine.set_status("BACK-21", "in-progress")
+    assert out["writeback"]["landed"][0]["ref"] == "tasks/back-21 - Install-script.md"
+    assert not (repo / "backlog/completed/back-21 - Install-script.md").exists()
+    engine.sync()
+    assert engine.get_artifact("BACK-21")["status"] == "in-progress"
+
+
+def test_an_archived_task_set_ready_comes_back_from_the_archive(
+        tally: tuple[Path, Engine]) -> None:
+    repo, engine = tally
+    engine.set_status("BACK-26", "ready")
+    assert (repo / "backlog/tasks/back-26 - Web-dashboard.md").exists()
+    engine.sync()
+    assert engine.get_artifact("BACK-26")["status"] == "ready"
+
+
+def test_a_draft_of_the_project_is_not_flipped_here(tally: tuple[Path, Engine]) -> None:
+    repo, engine = tally
+    before = {p: (repo / p).read_bytes() for p in _task_files(repo)}
+    with pytest.raises(Refusal) as exc:
+        engine.set_status("DRAFT-1", "ready")
+    assert exc.value.code == "tracker-cannot-hold" and "promote" in exc.value.fix
+    assert {p: (repo / p).read_bytes() for p in _task_files(repo)} == before
+
+
+def test_a_task_two_files_carry_is_refused_naming_the_copy(tally: tuple[Path, Engine]) -> None:
+    repo, engine = tally
+    before = {p: (repo / p).read_bytes() for p in _task_files(repo)}
+    with pytest.raises(Refusal) as exc:
+        engine.set_status("BACK-12", "in-progress")
+    assert exc.value.code == "ambiguous"
+    assert {p: (repo / p).read_bytes() for p in _task_files(repo)} == before
+
+
 def test_a_status_the_project_has_no_word_for_is_refused(tally: tuple[Path, Engine]) -> None:
     repo, engine = tally
     before = _task_files(repo)

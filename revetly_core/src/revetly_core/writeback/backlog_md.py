@@ -132,16 +132,30 @@ def next_number(root: Path, families: set[str]) -> int:
     return highest + 1
 
 
+def home_of(rel: str, status: str) -> str:
+    """Where a task file belongs once it holds ``status``: ``archive/tasks/`` when discarded;
+    a file in ``completed/`` stays while done; one in ``completed/`` or the archive set to
+    anything else goes back to ``tasks/`` (the folder's meaning would override the status
+    line); else where it is."""
+    name = Path(rel).name
+    if status == "discarded":
+        return rel if rel.startswith(ARCHIVE + "/") else f"{ARCHIVE}/{name}"
+    if rel.startswith(ARCHIVE + "/") or (rel.startswith("completed/") and status != "done"):
+        return f"{TASKS}/{name}"
+    return rel
+
+
 def task_families(settings: BacklogMdSettings) -> set[str]:
     """The families a task file of the project may be named with: its prefix and aliases."""
     return {settings.task_prefix.upper(), *(a.upper() for a in settings.aliases)}
 
 
-def find_task_file(root: Path, artifact_id: str, written: str | None,
-                   folders: tuple[str, ...] = LIVE_FOLDERS) -> str | None:
-    """The project-relative path of the file holding a task: named with its written id, else
-    with any spelling of its id (``task-7.2`` finds ``TASK-7.02``); None when none does."""
+def find_task_files(root: Path, artifact_id: str, written: str | None,
+                    folders: tuple[str, ...] = LIVE_FOLDERS) -> list[str]:
+    """The project-relative paths of the files holding a task: named with its written id or
+    with any spelling of its id (``task-7.2`` finds ``TASK-7.02``), in folder order."""
     want = id_key(artifact_id)
+    found: list[str] = []
     for folder in folders:
         here = root / folder
         if not here.is_dir() or here.is_symlink():
@@ -153,8 +167,8 @@ def find_task_file(root: Path, artifact_id: str, written: str | None,
             spelled = f"{m.group(1)}-{m.group(2)}{m.group(3)}"
             if (written and spelled.casefold() == written.casefold()) or (
                     want is not None and id_key(spelled) == want):
-                return entry.relative_to(root).as_posix()
-    return None
+                found.append(entry.relative_to(root).as_posix())
+    return found
 
 
 def contained_path(target: BacklogMdTarget, rel: str) -> Path:

@@ -13,7 +13,6 @@ repository: the files are left changed in its work tree, which the next pass rea
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 
 from revetly_core.fsread import ReadRefused, read_file
 from revetly_core.refusal import Refusal
@@ -22,7 +21,8 @@ from revetly_core.writeback.backlog_md import (
     BacklogMdTarget,
     backlog_md_time,
     contained_path,
-    find_task_file,
+    find_task_files,
+    home_of,
     set_front_value,
     status_word,
     with_note,
@@ -41,6 +41,8 @@ from revetly_core.writes.files import atomic_write
 
 ARCHIVED = "discarded"
 """The status Backlog.md states by moving the file into ``archive/tasks/``."""
+DRAFT_FOLDERS = ("draft", "archived-draft")
+"""The connector's folder kinds of drafts: not flipped here (promoting is Backlog.md's)."""
 
 
 class BacklogMdWriter:
@@ -55,7 +57,21 @@ class BacklogMdWriter:
         self.clock = clock
 
     def refuse_status(self, item: RemoteItem, status: str) -> Refusal | None:
-        """A status the project has no word for (and that is not the archive) is refused."""
+        """A draft of the project (promoting is Backlog.md's own step) and a status the project
+        has no word for (other than discarded: the archive) are refused."""
+        if item.metadata.get("folder") in DRAFT_FOLDERS:
+            return Refusal("tracker-cannot-hold",
+                           f"{item.artifact_id} is a draft of the Backlog.md project "
+                           f"{self.source}: promoting it gives it a task id, which is "
+                           "Backlog.md's own step", "promote it with Backlog.md "
+                           "(`backlog draft promote`), run `revetly sync`, then set its status",
+                           {"id": item.artifact_id, "source": self.source, "status": status})
+        if len(self._files(item)) > 1:
+            return Refusal("ambiguous", f"{item.artifact_id} is carried by more than one file "
+                           f"of {self.source}, so which one to write is not known",
+                           "remove the copy in the project (`revetly check` names it), run "
+                           "`revetly sync`, then set the status again",
+                           {"id": item.artifact_id, "source": self.source, "wrote": False})
         if status == ARCHIVED or status_word(status, self.target.settings) is not None:
             return None
         return Refusal("tracker-cannot-hold",
@@ -65,17 +81,22 @@ class BacklogMdWriter:
                        "in-progress, done or discarded",
                        {"id": item.artifact_id, "source": self.source, "status": status})
 
-    def _file(self, item: RemoteItem) -> str:
+    def _files(self, item: RemoteItem) -> list[str]:
+        """The files holding the task: the live folders, else the archive."""
         written = item.metadata.get("source_id")
-        rel = find_task_file(self.target.root, item.artifact_id,
-                             written if isinstance(written, str) else None)
-        if rel is None:  # archived already (a retry after the move, or archived by hand)
-            rel = find_task_file(self.target.root, item.artifact_id,
-                                 written if isinstance(written, str) else None, (ARCHIVE,))
-        if rel is None:
+        spelled = written if isinstance(written, str) else None
+        return (find_task_files(self.target.root, item.artifact_id, spelled)
+                or find_task_files(self.target.root, item.artifact_id, spelled, (ARCHIVE,)))
+
+    def _file(self, item: RemoteItem) -> str:
+        found = self._files(item)
+        if not found:
             raise WritebackFailed("not-found", f"no file of {self.target.folder}/ holds "
                                   f"{item.artifact_id} any more")
-        return rel
+        if len(found) > 1:
+            raise WritebackFailed("ambiguous", f"{item.artifact_id} is carried by "
+                                  f"{len(found)} files of {self.target.folder}/")
+        return found[0]
 
     def _read(self, rel: str) -> str:
         try:
@@ -92,30 +113,30 @@ class BacklogMdWriter:
 
     def set_status(self, item: RemoteItem, status: str) -> Landed:
         """The task file's ``status`` line set to the project's word (``updated_date`` with
-        it); discarded moves the file into ``archive/tasks/`` as Backlog.md archives."""
+        it), in the folder that status belongs in (``home_of``: discarded is the move into
+        ``archive/tasks/``, as Backlog.md archives, and leaves the lines as they are)."""
         rel = self._file(item)
-        if status == ARCHIVED:
-            return self._archive(rel)
-        word = status_word(status, self.target.settings)
-        assert word is not None  # refused before any write otherwise
+        home = home_of(rel, status)
         text = self._read(rel)
-        stamped = set_front_value(text, "status", yaml_text(word))
-        if stamped == text:
+        new = text
+        if status != ARCHIVED:
+            word = status_word(status, self.target.settings)
+            assert word is not None  # refused before any write otherwise
+            new = set_front_value(text, "status", yaml_text(word))
+            if new != text:
+                now = backlog_md_time(self.clock.now(dt.UTC))
+                new = set_front_value(new, "updated_date", f"'{now}'")
+        if new == text and home == rel:
             return Landed(STEP_STATUS, "unchanged", ref=rel)
-        now = backlog_md_time(self.clock.now(dt.UTC))
-        self._write(rel, set_front_value(stamped, "updated_date", f"'{now}'"))
-        return Landed(STEP_STATUS, "set", ref=rel, detail=f"status: {word}")
-
-    def _archive(self, rel: str) -> Landed:
-        if rel.startswith(ARCHIVE + "/"):
-            return Landed(STEP_STATUS, "unchanged", ref=rel)
-        moved = f"{ARCHIVE}/{Path(rel).name}"
-        self._write(moved, self._read(rel))
-        try:
-            contained_path(self.target, rel).unlink(missing_ok=True)
-        except OSError as exc:
-            raise WritebackFailed("unwritable", f"{self.target.folder}/{rel}: {exc}") from None
-        return Landed(STEP_STATUS, "set", ref=moved, detail=f"moved from {rel}")
+        self._write(home, new)
+        if home != rel:
+            try:
+                contained_path(self.target, rel).unlink(missing_ok=True)
+            except OSError as exc:
+                raise WritebackFailed("unwritable",
+                                      f"{self.target.folder}/{rel}: {exc}") from None
+            return Landed(STEP_STATUS, "set", ref=home, detail=f"moved from {rel}")
+        return Landed(STEP_STATUS, "set", ref=rel)
 
     def keep_claim(self, item: RemoteItem, text: str, *, held: bool) -> Landed:
         """Never called (keeps_claims is False: the claim is kept in the instance)."""
