@@ -7,6 +7,7 @@ answer; the next ``set_status`` on the item lands it (markers keep a retried not
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +45,8 @@ from revetly_core.writes.journal import WriteBatch, write_lock
 from revetly_core.writes.principal import Principal
 from revetly_core.writes.reviews import utc_now
 
+LOG = logging.getLogger("revetly.writeback")
+
 WRITEBACK_CRASH_POINTS = ("writeback-recorded", "writeback-step-landed")
 """Where a kill -9 test can stop a write-back: the record durable, no remote call yet; one
 step landed and saved, the next not tried."""
@@ -63,10 +66,11 @@ class StatusCall:
 
 def criteria_of_item(held: Artifact) -> list[str]:
     """The criteria a ship on a tracker item rules on: those CONTEXT parsed, else the
-    acceptance-criteria section of the item's body (an issue's Markdown)."""
-    from revetly_core.writes.story_body import criteria_of
+    checklist under the body's "Acceptance criteria" heading (an issue's Markdown task list,
+    read as Backlog.md's is)."""
+    from revetly_core.connectors.backlog_md_markers import acceptance_criteria
 
-    return list(held.criteria) or criteria_of(held.body or "")
+    return list(held.criteria) or [i.text for i in acceptance_criteria(held.body or "")[0]]
 
 
 def tracker_moved(held: Artifact, record: WritebackRecord) -> bool:
@@ -149,6 +153,11 @@ def land_steps(ctx: WriteContext, writer: TrackerWriter, item: RemoteItem,
         except WritebackFailed as exc:
             step.update(state=NOT_LANDED, failure={"code": exc.code, "detail": exc.detail,
                                                    "at": utc_now()})
+        except Exception as exc:  # an adapter's fault is an answer too, never a crash
+            LOG.exception("write-back step %s on %s failed", step["step"], item.artifact_id)
+            step.update(state=NOT_LANDED, failure={
+                "code": "internal", "detail": f"the adapter failed ({type(exc).__name__})",
+                "at": utc_now()})
         else:
             step["state"] = LANDED
             step.pop("failure", None)
@@ -255,6 +264,8 @@ def tracker_set_status(ctx: WriteContext, held: Artifact, writer: TrackerWriter,
                    "capture": ctx.captures.file(commit) if commit else None})
     if outcome is not None:
         answer["claim_outcome"] = outcome
+    if new == "discarded":
+        answer["discard_reason"] = call.reason
     if delivery is not None:
         answer["delivery"] = delivery
         note = _step(record.steps, STEP_DELIVERY_NOTE, delivery=delivery["artifact_id"])
