@@ -192,6 +192,19 @@ def test_a_task_two_files_carry_is_refused_naming_the_copy(tally: tuple[Path, En
     assert {p: (repo / p).read_bytes() for p in _task_files(repo)} == before
 
 
+def test_a_copy_in_the_archive_is_never_written_over(tally: tuple[Path, Engine]) -> None:
+    repo, engine = tally
+    live = repo / "backlog/tasks/back-5 - Idle-detection.md"
+    copy = repo / "backlog/archive/tasks/back-5 - Idle-detection.md"
+    copy.write_text(live.read_text().replace("Detect an idle", "An old copy: detect an idle"))
+    kept = copy.read_bytes()
+    engine.sync()
+    with pytest.raises(Refusal) as exc:
+        engine.set_status("BACK-5", "discarded", reason="dropped")
+    assert exc.value.code == "ambiguous"
+    assert copy.read_bytes() == kept and live.exists()
+
+
 def test_a_status_the_project_has_no_word_for_is_refused(tally: tuple[Path, Engine]) -> None:
     repo, engine = tally
     before = _task_files(repo)

@@ -3,7 +3,7 @@
 Such an item ingests with its source's own kind (``issue`` on GitHub) and is not on the
 backlog; ingest stored why (``untyped_why`` in its metadata), and this block reads that back
 from the store, never from the tracker. It is served whatever status or type was asked: every
-such item counted, rows in serve order within a quarter of the read budget, a cut named.
+such item counted, rows in id order within a quarter of the read budget, a cut named.
 """
 
 from __future__ import annotations
@@ -82,6 +82,7 @@ def outside_backlog(store: Store, projects: tuple[str, ...],
     if served < count:
         return block, outside_cut(count, served, budget)
     return block, None
+
 
 def why_counts(rows: list[tuple[str, str, str, int]]) -> dict[str, int]:
     """``untyped`` and ``unmapped`` summed over (source, project, why, n) rows."""

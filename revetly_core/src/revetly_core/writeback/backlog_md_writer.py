@@ -18,6 +18,7 @@ from revetly_core.fsread import ReadRefused, read_file
 from revetly_core.refusal import Refusal
 from revetly_core.writeback.backlog_md import (
     ARCHIVE,
+    LIVE_FOLDERS,
     BacklogMdTarget,
     backlog_md_time,
     contained_path,
@@ -82,11 +83,12 @@ class BacklogMdWriter:
                        {"id": item.artifact_id, "source": self.source, "status": status})
 
     def _files(self, item: RemoteItem) -> list[str]:
-        """The files holding the task: the live folders, else the archive."""
+        """The files holding the task, in the live folders and the archive (a copy in either
+        makes the task ambiguous: a move must never write over another file)."""
         written = item.metadata.get("source_id")
         spelled = written if isinstance(written, str) else None
-        return (find_task_files(self.target.root, item.artifact_id, spelled)
-                or find_task_files(self.target.root, item.artifact_id, spelled, (ARCHIVE,)))
+        return find_task_files(self.target.root, item.artifact_id, spelled,
+                               (*LIVE_FOLDERS, ARCHIVE))
 
     def _file(self, item: RemoteItem) -> str:
         found = self._files(item)
