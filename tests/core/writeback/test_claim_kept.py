@@ -4,9 +4,12 @@ committed with the flip (claim_kept), and a second claimant is still refused."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
-from revetly_core.writeback import WRITERS, AdapterSetup, TrackerWriter
+from revetly_core.config import Config
+from revetly_core.writeback import WRITERS, TrackerWriter
 from revetly_core.writeback.github import GitHubWriter
 
 from revetly_core import Engine
@@ -21,9 +24,10 @@ class ClaimlessGitHub(GitHubWriter):
     keeps_claims = False
 
 
-def _claimless(setup: AdapterSetup) -> TrackerWriter | None:
-    settings = next(s for s in setup.config.connectors.github if s.name == setup.name)
-    return ClaimlessGitHub(settings, environ=setup.environ)
+def _claimless(config: Config, name: str, env: Mapping[str, str],
+               root: Path) -> TrackerWriter | None:
+    settings = next(s for s in config.connectors.github if s.name == name)
+    return ClaimlessGitHub(settings, environ=env)
 
 
 @pytest.fixture()

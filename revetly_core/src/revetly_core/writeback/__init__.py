@@ -11,14 +11,13 @@ from revetly_core.writeback.protocol import (
     TrackerWriter,
     WritebackFailed,
 )
-from revetly_core.writeback.registry import WRITERS, AdapterSetup, WriterFactory, writer_for
+from revetly_core.writeback.registry import WRITERS, WriterFactory, writer_for
 
 __all__ = [
     "STEP_CLAIM",
     "STEP_DELIVERY_NOTE",
     "STEP_STATUS",
     "WRITERS",
-    "AdapterSetup",
     "Landed",
     "RemoteItem",
     "TrackerWriter",

@@ -206,7 +206,16 @@ def claim_fields(ctx: WriteContext, writer: TrackerWriter, held: Artifact, claim
 
 def tracker_set_status(ctx: WriteContext, held: Artifact, writer: TrackerWriter,
                        call: StatusCall) -> StatusAnswer:
-    """set_status on an item a write adapter reaches: local record first, then the tracker."""
+    """set_status on an item a write adapter reaches: local record first, then the tracker
+    (the adapter is closed however the call ends)."""
+    try:
+        return _tracker_set_status(ctx, held, writer, call)
+    finally:
+        writer.close()
+
+
+def _tracker_set_status(ctx: WriteContext, held: Artifact, writer: TrackerWriter,
+                        call: StatusCall) -> StatusAnswer:
     from revetly_core.writes.status import claim_refused, recovered_of, write_delivery
 
     item = remote_item(held)
@@ -252,10 +261,7 @@ def tracker_set_status(ctx: WriteContext, held: Artifact, writer: TrackerWriter,
                 {rel: digest_of(data) for rel, data in batch.planned.items()},
                 prior=_without_prior(record), seen_updated=held.source_updated_at)
             commit = _commit_with_record(ctx, batch, record, aid, new, claim, outcome, call)
-        try:
-            tried = land_steps(ctx, writer, item, record)
-        finally:
-            writer.close()
+        tried = land_steps(ctx, writer, item, record)
     answer.update(claim_fields(ctx, writer, held, claim, tried, record))
     report = writeback_report(held.source, tried)
     answer.update({"status": new, "commit": commit, "writeback": report,

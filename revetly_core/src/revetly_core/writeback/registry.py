@@ -9,7 +9,6 @@ alone there, as before. An adapter is added with one row here and one module bes
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,29 +16,19 @@ from revetly_core.config import Config
 from revetly_core.model import Artifact
 from revetly_core.writeback.protocol import RemoteItem, TrackerWriter
 
-
-@dataclass(frozen=True)
-class AdapterSetup:
-    """What a factory builds an adapter from: the settings, the source's declared name, the
-    environment (tokens are read from it), and the instance root (for a store in files)."""
-
-    config: Config
-    name: str
-    environ: Mapping[str, str]
-    root: Path
+WriterFactory = Callable[[Config, str, Mapping[str, str], Path], "TrackerWriter | None"]
+"""(config, the source's declared name, the environment, the instance root) -> its adapter,
+or None."""
 
 
-WriterFactory = Callable[[AdapterSetup], "TrackerWriter | None"]
-"""The setup of one source -> its adapter, or None when it has none."""
-
-
-def github_writer(setup: AdapterSetup) -> TrackerWriter | None:
-    """The GitHub adapter of ``[[connectors.github]]`` ``name``."""
+def github_writer(config: Config, name: str, env: Mapping[str, str],
+                  root: Path) -> TrackerWriter | None:
+    """The GitHub adapter of ``[[connectors.github]]`` ``name`` (the root is not needed)."""
     from revetly_core.writeback.github import GitHubWriter
 
-    for settings in setup.config.connectors.github:
-        if settings.name == setup.name:
-            return GitHubWriter(settings, environ=setup.environ)
+    for settings in config.connectors.github:
+        if settings.name == name:
+            return GitHubWriter(settings, environ=env)
     return None
 
 
@@ -68,14 +57,14 @@ def source_kind(source: str) -> tuple[str, str]:
     return kind, name
 
 
-def writer_for(config: Config, source: str, env: Mapping[str, str], root: Path,
-               writers: Mapping[str, WriterFactory] | None = None) -> TrackerWriter | None:
-    """The adapter that writes back to ``source``, or None when it has none."""
+def writer_for(config: Config, source: str, env: Mapping[str, str],
+               writers: Mapping[str, WriterFactory] | None = None, *,
+               root: Path) -> TrackerWriter | None:
+    """The adapter that writes back to ``source``, or None when it has none (``root``: the
+    instance, which a source's relative path is read from)."""
     kind, name = source_kind(source)
     factory = (WRITERS if writers is None else writers).get(kind)
-    if factory is None or not name:
-        return None
-    return factory(AdapterSetup(config, name, env, root))
+    return factory(config, name, env, root) if factory is not None and name else None
 
 
 def native_id_of(artifact: Artifact) -> str:
