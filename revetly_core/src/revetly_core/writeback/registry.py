@@ -32,12 +32,13 @@ def github_writer(config: Config, name: str, env: Mapping[str, str],
     return None
 
 
-def backlog_md_writer(setup: AdapterSetup) -> TrackerWriter | None:
+def backlog_md_writer(config: Config, name: str, env: Mapping[str, str],
+                      root: Path) -> TrackerWriter | None:
     """The Backlog.md adapter of ``[[connectors.backlog-md]]`` ``name``, when it declares
     ``write_back = true`` (else None: the project is only read)."""
     from revetly_core.writeback.backlog_md import backlog_md_target
 
-    target = backlog_md_target(setup.config, setup.root, setup.name)
+    target = backlog_md_target(config, root, name)
     if target is None:
         return None
     from revetly_core.writeback.backlog_md_writer import BacklogMdWriter
