@@ -58,6 +58,11 @@ def render_status(console: Console, p: HealthAnswer) -> None:
     if not p["index"]["current"]:
         extras.append("keyword index behind the store (rebuilt on the next sync)")
     console.print("  ".join(extras))
+    outside: Mapping[str, Any] = p.get("outside_backlog") or {}
+    if outside.get("count"):
+        console.print(f"[yellow]outside the backlog[/yellow]: {outside['count']} items "
+                      f"({outside['untyped']} untyped, {outside['unmapped']} unmapped); "
+                      f"fix: {untrusted(str(outside.get('fix', '')))}")
     if "capture" in p:
         cap = p["capture"]
         elsewhere = " (pending elsewhere)" if cap.get("pending_elsewhere") else ""
@@ -327,4 +332,18 @@ def render_backlog(console: Console, p: BacklogAnswer) -> None:
     console.print(t)
     if p.get("next_cursor"):
         console.print(f"more: --cursor {untrusted(p['next_cursor'])}", soft_wrap=True)
+    _outside_rows(console, p)
     _cuts_footer(console, p)
+
+
+def _outside_rows(console: Console, p: BacklogAnswer) -> None:
+    """The items no type map covers, one line each, under the table (none: nothing printed)."""
+    outside: Mapping[str, Any] = p.get("outside_backlog") or {}
+    if not outside.get("count"):
+        return
+    console.print(f"[bold]Outside the backlog[/bold]: {outside['count']} items no type map covers")
+    for row in outside.get("items", []):
+        why = row["why"] + (f" ({row['native_type']})" if row.get("native_type") else "")
+        labels = f" [{', '.join(row['labels'])}]" if row.get("labels") else ""
+        console.print(f"  {untrusted(row['artifact_id'])} {untrusted(row['kind'])}, "
+                      f"{untrusted(why)}: {untrusted(row['title'])}{untrusted(labels)}")

@@ -56,6 +56,9 @@ def render_doctor(console: Console, p: DoctorAnswer) -> None:
         reads = "[green]reads[/green]" if s["reads"] else "[red]does not read[/red]"
         console.print(f"- {untrusted(s['source'])}: {reads}; {holds}")
         _indented(console, f"last read {when(s.get('last_read_at'))}; {s['detail']}")
+        if "untyped" in s or "unmapped" in s:
+            _indented(console, f"untyped items: {s.get('untyped', 0)} (no type, no mapped label)")
+            _indented(console, f"unmapped items: {s.get('unmapped', 0)} (a type no map names)")
     index = p.get("index")
     if index is None:
         console.print("index: none yet (run `revetly sync`)")

@@ -51,8 +51,9 @@ def render_review(console: Console, p: ReviewState) -> None:
 def render_answer(console: Console, p: ReviewState) -> None:
     line = f"[bold]{p['review_id']}[/bold] is {p['status']}"
     if p.get("artifact_id") and p.get("wrote"):
-        line += (f": wrote {untrusted(p['artifact_id'])} ({untrusted(p.get('path'))}) "
-                 f"in commit {str(p['commit'])[:12]}")
+        line += f": wrote {untrusted(p['artifact_id'])} ({untrusted(p.get('path'))}) "
+        line += (f"into {untrusted(p['source'])}, left for its team to commit" if p.get("source")
+                 else f"in commit {str(p['commit'])[:12]}")
     console.print(line)
     if p.get("answered_now") is False:
         console.print(untrusted(str(p.get("detail", ""))))

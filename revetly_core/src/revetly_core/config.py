@@ -110,6 +110,9 @@ class BacklogMdConnector(SourceRepoSettings):
     statuses: dict[str, str] = field(default_factory=dict)
     """Backlog.md status -> Revetly status, over the defaults (To Do, In Progress, Done)."""
     max_file_bytes: int = 1_000_000
+    write_back: bool = False
+    """Write approved drafts and status flips back into the project, in its own format
+    (revetly_core/writeback/backlog_md.py); off, the project is only read."""
 
     def prefixes(self) -> dict[str, str]:
         return {"task_prefix": self.task_prefix, "draft_prefix": self.draft_prefix,

@@ -120,6 +120,8 @@ class BacklogMdConnector(_SourceRepo):
     statuses: dict[str, str] = Field(default_factory=dict)
     """Backlog.md status -> Revetly status, over the defaults (To Do, In Progress, Done)."""
     max_file_bytes: int = Field(default=1_000_000, gt=0)
+    write_back: bool = False
+    """Write approved drafts and status flips back into the project, in its own format."""
 
     @field_validator("task_prefix", "draft_prefix", "decision_prefix", "doc_prefix",
                      "milestone_prefix")

@@ -90,8 +90,9 @@ REFUSAL_CODES: tuple[RefusalCode, ...] = (
     # Reads.
     _code("not-found", "the artifact is not held by the project asked, nor by one it imports",
           "pass the project the refusal names, or check the id with search"),
-    _code("ambiguous", "a short commit id is the start of several commits",
-          "pass more hex digits of the commit id"),
+    _code("ambiguous", "an id names several things: a short commit id several commits "
+          "start with, or a Backlog.md task two files carry",
+          "pass more hex digits of the commit id; for a task, remove its copy in the project"),
     _code("bound-to-another-project", "the connection is bound to another project than the call names",
           "call without project, or connect a server started for that project"),
     # Serving and its grants.

@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from revetly_core.config import parse_config
+from revetly_core.model import Artifact
+from revetly_core.reads.backlog import outside_backlog_block
 from revetly_core.reads.envelope import envelope, resolve_project, spanned_names
 from revetly_core.store.db import Store
 
@@ -190,3 +192,43 @@ def test_a_binding_over_two_projects_is_rooted_at_an_artifact_either_reaches(
         engine.get_scope("binding", artifact_id="STORY-3", project="app")
     out = engine.get_scope("binding", artifact_id="STORY-3", project="app,other")
     assert out["projects"] == ["app", "other"]
+
+
+def _outside(aid: str, project: str) -> Artifact:
+    return Artifact(id=aid, type="issue", title=f"Untyped {aid}", source="github/app",
+                    project=project, metadata={"untyped_why": "untyped"})
+
+
+def test_outside_backlog_of_a_spanning_read_is_keyed_by_project(tmp_path: Path) -> None:
+    config = parse_config(THREE)
+    store = Store(tmp_path / "context.db")
+    try:
+        store.upsert_artifacts([_outside("GH-1", "app"), _outside("GH-2", "app"),
+                                _outside("GH-3", "other"), _outside("GH-4", "shared")],
+                               "2026-01-02T00:00:00Z")
+        scope = resolve_project(config, "app,other", with_imports=False)
+        blocks, cuts = outside_backlog_block(store, scope, 64 * 1024)
+        one, _ = outside_backlog_block(store, resolve_project(config, "app", with_imports=False),
+                                       64 * 1024)
+    finally:
+        store.close()
+    assert isinstance(blocks, dict) and set(blocks) == {"app", "other"}
+    assert blocks["app"]["count"] == 2 and blocks["other"]["count"] == 1
+    assert [r["artifact_id"] for r in blocks["other"]["items"]] == ["GH-3"]
+    assert cuts is None
+    assert one["count"] == 2 and "app" not in one
+
+
+def test_a_spanning_outside_block_shares_the_quarter_and_keys_its_cuts(tmp_path: Path) -> None:
+    config = parse_config(THREE)
+    store = Store(tmp_path / "context.db")
+    try:
+        store.upsert_artifacts([_outside(f"GH-{n}", "app") for n in range(1, 40)]
+                               + [_outside("GH-99", "other")], "2026-01-02T00:00:00Z")
+        scope = resolve_project(config, "app,other", with_imports=False)
+        blocks, cuts = outside_backlog_block(store, scope, 2048)
+    finally:
+        store.close()
+    assert isinstance(blocks, dict) and isinstance(cuts, dict)
+    assert blocks["app"]["count"] == 39 and len(blocks["app"]["items"]) < 39
+    assert set(cuts) == {"app"}

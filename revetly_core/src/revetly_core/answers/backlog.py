@@ -23,11 +23,24 @@ class BacklogRow(Marks):
     withheld: NotRequired[bool]
 
 
+class OutsideRow(TypedDict):
+    """An item no type map covered: its id, title, the source's own kind and why it is out."""
+
+    artifact_id: str
+    title: str
+    kind: str
+    why: str
+    """``untyped`` (no native type, no mapped label) or ``unmapped`` (a native type no map names)."""
+    native_type: NotRequired[str]
+    labels: NotRequired[list[str]]
+
+
 class OutsideBacklog(TypedDict):
-    """Work items the project holds outside its backlog folders."""
+    """The items ingest held outside the backlog: all of them counted, the rows a quarter of
+    the read budget allows listed."""
 
     count: int
-    items: list[BacklogRow]
+    items: list[OutsideRow]
 
 
 class BacklogAnswer(Envelope):
@@ -39,3 +52,4 @@ class BacklogAnswer(Envelope):
     next_cursor: NotRequired[str]
     truncated: NotRequired[CutReport]
     outside_backlog: NotRequired[OutsideBacklog | dict[str, OutsideBacklog]]
+    outside_backlog_truncated: NotRequired[CutReport | dict[str, CutReport]]

@@ -34,6 +34,16 @@ class SourceHealth(TypedDict):
     note: NotRequired[str]
 
 
+class OutsideCounts(TypedDict):
+    """The items no type map covered, counted as list_backlog's outside_backlog counts them,
+    split by why, with the fix while any is held."""
+
+    count: int
+    untyped: int
+    unmapped: int
+    fix: NotRequired[str]
+
+
 class IndexHealth(TypedDict):
     """The keyword index: its backend, its revision, and whether it matches CONTEXT."""
 
@@ -53,4 +63,5 @@ class HealthAnswer(OneProjectEnvelope):
     problems: int
     index: IndexHealth
     criteria_unparsed: NotRequired[dict[str, int]]
+    outside_backlog: NotRequired[OutsideCounts]
     capture: NotRequired[JSONObject]

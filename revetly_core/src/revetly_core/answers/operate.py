@@ -42,6 +42,10 @@ class DoctorSource(TypedDict):
     outcome: str | None
     floor: NotRequired[str]
     partial: NotRequired[bool]
+    untyped: NotRequired[int]
+    """Live items of the source no type map covered and that carry no native type."""
+    unmapped: NotRequired[int]
+    """Live items of the source whose native type no type map names."""
 
 
 class DoctorWarning(TypedDict):

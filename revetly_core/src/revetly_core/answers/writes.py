@@ -60,6 +60,9 @@ class ReviewState(TypedDict, total=False):
     decided_channel_detail: str | None
     decision_gate_enforced: bool
     path: str
+    source: str
+    """The source an approved draft was written into (a backlog-md source declaring
+    write_back; ``path`` is then inside its repository); absent: the instance."""
     commit: str | None
     capture: str | None
     refusal: JSONObject

@@ -72,6 +72,16 @@ def held_by_source(store: Any) -> dict[str, Held]:
     return out
 
 
+def outside_by_source(store: Any) -> dict[str, dict[str, int]]:
+    """source -> its untyped and unmapped item counts, for the sources holding any (the set
+    list_backlog's outside_backlog counts)."""
+    from revetly_core.reads.outside import why_counts
+
+    rows = store.outside_counts()
+    return {source: why_counts([r for r in rows if r[0] == source])
+            for source in sorted({r[0] for r in rows})}
+
+
 def declared_of(config: Config, root: Path) -> Declared:
     """What the instance declares about being reached: the stdio command, and where a served
     endpoint is ([served] public_url and bind address, [auth] registration_hosts) once the
@@ -202,6 +212,7 @@ def doctor(root: Path, config: Config) -> DoctorAnswer:
     paths = InstancePaths(root)
     health: HealthAnswer | None = None
     held: dict[str, Held] = {}
+    outside: dict[str, dict[str, int]] = {}
     warnings: list[DoctorWarning] = []
     store_refused = False
     if paths.db.exists():
@@ -215,6 +226,7 @@ def doctor(root: Path, config: Config) -> DoctorAnswer:
                 health = context_health(config, store, KeywordIndex(paths.index,
                                                                     config.index.backend))
                 held = held_by_source(store)
+                outside = outside_by_source(store)
             finally:
                 store.close()
     last_reads: dict[str, SourceHealth] = {s["source"]: s for s in (health["sources"] if health else [])}
@@ -233,6 +245,8 @@ def doctor(root: Path, config: Config) -> DoctorAnswer:
             entry["floor"] = read["floor"]
         if read.get("partial"):
             entry["partial"] = True
+        if sid in outside:
+            entry["untyped"], entry["unmapped"] = outside[sid]["untyped"], outside[sid]["unmapped"]
         sources.append(entry)
         if not probe["reads"]:
             warnings.append({"code": "source-unreadable", "detail": f"{sid}: {probe['detail']}",

@@ -9,21 +9,24 @@ imports is left out (name that project to list it).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from revetly_core.answers.backlog import BacklogAnswer, BacklogRow, OutsideBacklog
-from revetly_core.answers.common import CutReport
-from revetly_core.config import Config
 from revetly_core.ids import id_key
 from revetly_core.model import WORK_ITEM_STATUSES, WORK_ITEM_TYPES, Artifact
 from revetly_core.reads.budget import Cut, cut_report, fit, payload_bytes, read_budget
 from revetly_core.reads.cursor import decode_cursor, encode_cursor, invalid_cursor
 from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
 from revetly_core.reads.marks import row_marks
+from revetly_core.reads.outside import outside_backlog
 from revetly_core.refusal import Refusal
-from revetly_core.store.protocols import Store
 from revetly_core.store.queries_backlog import ItemFilter
 from revetly_core.store.rows import COMPACT_COLUMNS
+
+if TYPE_CHECKING:
+    from revetly_core.answers.backlog import BacklogAnswer, BacklogRow, OutsideBacklog
+    from revetly_core.answers.common import CutReport
+    from revetly_core.config import Config
+    from revetly_core.store.protocols import Store
 
 READ_NAME = "list_backlog"
 DEFAULT_LIMIT = 50
@@ -145,7 +148,7 @@ def list_backlog(
 
     ``total`` counts every item the filters match; ``next_cursor`` resumes after the last
     row served (a budget cut moves it back, so no row is skipped). ``outside_backlog`` is
-    always present: no connector yet ingests untyped tracker items, so it reads empty.
+    always present, whatever the filters: the items no type map covered (reads/outside.py).
     """
     deleted = check_deleted(deleted)
     statuses, types, provenances = _checked_filters(status, pbi_type, provenance)
@@ -171,6 +174,8 @@ def list_backlog(
     page = [loaded[i] for i in page_ids]
     rows = [compact_row(store, a, multi=scope.multi, with_parent=True) for a in page]
     env = envelope(config, store, scope)
+    budget = read_budget(config.read.budget)
+    outside, outside_truncated = outside_backlog_block(store, scope, budget)
 
     def cursor_after(served: int) -> str:
         last = list(serve_key(page[served - 1])) if served else (list(after) if after else None)
@@ -182,18 +187,29 @@ def list_backlog(
             payload["truncated"] = cut
         if more or served < len(page):
             payload["next_cursor"] = cursor_after(served)
-        payload["outside_backlog"] = outside_backlog_block(scope)
+        payload["outside_backlog"] = outside
+        if outside_truncated is not None:
+            payload["outside_backlog_truncated"] = outside_truncated
         return {**payload, **env}
 
-    return _fitted(build, cursor_after, len(page), read_budget(config.read.budget))
+    return _fitted(build, cursor_after, len(page), budget)
 
 
-def outside_backlog_block(scope: ProjectScope) -> OutsideBacklog | dict[str, OutsideBacklog]:
-    """The outside_backlog block: empty (no connector ingests untyped items yet), keyed by
-    project on a read spanning several."""
-    if scope.spanning:
-        return {name: {"count": 0, "items": []} for name in scope.answering}
-    return {"count": 0, "items": []}
+def outside_backlog_block(
+    store: Store, scope: ProjectScope, budget: int
+) -> tuple[OutsideBacklog | dict[str, OutsideBacklog], CutReport | dict[str, CutReport] | None]:
+    """The outside_backlog block and its cut report: the project's own, or, on a read spanning
+    several, one of each keyed by project, the quarter of the budget shared between them."""
+    if not scope.spanning:
+        return outside_backlog(store, scope.reach, budget)
+    share = budget // len(scope.answering)
+    blocks: dict[str, OutsideBacklog] = {}
+    cuts: dict[str, CutReport] = {}
+    for name in scope.answering:
+        blocks[name], cut = outside_backlog(store, (name,), share)
+        if cut is not None:
+            cuts[name] = cut
+    return blocks, (cuts or None)
 
 
 def _checked_filters(

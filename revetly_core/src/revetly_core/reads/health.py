@@ -6,6 +6,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from revetly_core.reads.outside import outside_counts
+
 if TYPE_CHECKING:
     from revetly_core.answers.common import Freshness
     from revetly_core.answers.health import HealthAnswer, SourceHealth
@@ -92,4 +94,5 @@ def context_health(config: Config, store: Store, index: KeywordIndex) -> HealthA
     unparsed = store.unparsed_criteria_by_source()
     if unparsed:
         payload["criteria_unparsed"] = unparsed
+    payload["outside_backlog"] = outside_counts(store)
     return payload

@@ -154,6 +154,15 @@ class BacklogReads(Protocol):
         """id -> the held artifact, its body read as '' (what a compact row serves)."""
         ...
 
+    def outside_head(self, projects: tuple[str, ...], limit: int) -> tuple[int, list[str]]:
+        """(how many, the first ``limit`` ids; ``limit`` at least 1) of the live items of the
+        projects no type map covered, in id order: family, number (GH-2 before GH-10), id."""
+        ...
+
+    def outside_counts(self) -> list[tuple[str, str, str, int]]:
+        """(source, project, why, how many) of the live items no type map covered."""
+        ...
+
 
 class OperateReads(Protocol):
     """Whole-store counts for health, check, doctor and audit-links."""

@@ -32,8 +32,23 @@ def github_writer(config: Config, name: str, env: Mapping[str, str],
     return None
 
 
+def backlog_md_writer(config: Config, name: str, env: Mapping[str, str],
+                      root: Path) -> TrackerWriter | None:
+    """The Backlog.md adapter of ``[[connectors.backlog-md]]`` ``name``, when it declares
+    ``write_back = true`` (else None: the project is only read)."""
+    from revetly_core.writeback.backlog_md import backlog_md_target
+
+    target = backlog_md_target(config, root, name)
+    if target is None:
+        return None
+    from revetly_core.writeback.backlog_md_writer import BacklogMdWriter
+
+    return BacklogMdWriter(target)
+
+
 WRITERS: dict[str, WriterFactory] = {
     "github": github_writer,
+    "backlog-md": backlog_md_writer,
 }
 
 

@@ -10,6 +10,8 @@ from typing import Any, cast
 from revetly_core.answers.maintenance import ReviewPage
 from revetly_core.answers.writes import GateAnswer, ReviewList, ReviewState
 from revetly_core.refusal import Refusal
+from revetly_core.writeback.backlog_md import draft_target
+from revetly_core.writeback.backlog_md_drafts import check_parent, drop_placement, place_draft
 from revetly_core.writes.answers import wrote_nothing
 from revetly_core.writes.approver_floor import check_approver
 from revetly_core.writes.context import WriteContext
@@ -110,7 +112,11 @@ def submit_draft(
     parent_id = None
     if parent is not None:
         parent_id = check_artifact_id(parent, "parent")
-        ctx.live_work_item_file(parent_id, "parent")
+        target = draft_target(ctx.config, ctx.root, proj)
+        if target is None:
+            ctx.live_work_item_file(parent_id, "parent")
+        else:  # the draft lands in the Backlog.md project it reads (write_back)
+            check_parent(ctx.stored(parent_id), target, parent_id)
     who = drafting_principal(drafter, agent_name, agent_version, ctx.principal(None))
     draft = {"title": title, "description": folded, "acceptance_criteria": criteria,
              "parent": parent_id, "repository": repo}
@@ -393,8 +399,14 @@ def resolve_review(
             record.status = "resolved"
             batch.save_review(record)
         else:
+            target = (draft_target(ctx.config, ctx.root, record.project)
+                      if record.kind == "draft" else None)
             try:
-                message, written = _plan_apply(ctx, record, who, decided_via, at, batch)
+                if target is not None:  # into the Backlog.md project it reads (write_back)
+                    message, written = "", place_draft(ctx.paths.state, target, review_id,
+                                                       record.draft)
+                else:
+                    message, written = _plan_apply(ctx, record, who, decided_via, at, batch)
             except Refusal as exc:
                 batch.discard()
                 record.status = "refused"
@@ -403,8 +415,12 @@ def resolve_review(
             else:
                 record.status, record.wrote = "applied", True
                 record.written = {**written, "commit": None, "capture": None}
-                drafter = Principal.from_record(record.drafted_by)
-                commit = batch.commit(message, identity(drafter), identity(who), record)
+                if target is not None:
+                    batch.save_review(record)
+                    drop_placement(ctx.paths.state, review_id)
+                else:
+                    drafter = Principal.from_record(record.drafted_by)
+                    commit = batch.commit(message, identity(drafter), identity(who), record)
                 record = ctx.reviews.load(review_id)
     if commit is not None:
         ctx.captures.file(commit)
