@@ -1,0 +1,393 @@
+"""A local stand-in for Azure DevOps' work item tracking REST API (one project).
+
+It serves, shaped as the REST reference (api-version 7.1) documents them:
+``POST {org}/{project}/_apis/wit/wiql`` (a flat ``workItemQueryResult``: ``asOf``, ``columns``,
+``sortColumns``, ``workItems`` of ``{id, url}``; the query's ``[System.ChangedDate] >= '…'`` and
+``[System.AreaPath] UNDER '…'`` clauses are honoured, ``$top`` caps it),
+``POST …/_apis/wit/workitemsbatch`` (``{count, value}`` of work items with ``fields`` and, with
+``$expand: relations``, ``relations``; at most 200 ids; an id it no longer has is ``null`` under
+``errorPolicy: omit``), ``GET …/_apis/wit/workitemtypes/{type}/states`` (``{count, value}`` of
+``{name, color, category}``) and ``GET …/_apis/wit/reporting/workitemrevisions`` (``{values,
+nextLink, continuationToken, isLastBatch}``, paged by ``$maxPageSize`` and the continuation
+token). Faults are injected per path: a status with headers (429/503 with ``Retry-After``, 5xx),
+a body that is not JSON, or a connection dropped mid-body. Every request is recorded (method,
+path, query, headers, JSON body) so tests assert what the connector sent.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
+
+BASE_TIME = dt.datetime(2024, 3, 1, 9, 0, 0, tzinfo=dt.UTC)
+
+DEFAULT_STATES: dict[str, list[tuple[str, str]]] = {
+    "Epic": [("New", "Proposed"), ("Active", "InProgress"), ("Resolved", "Resolved"),
+             ("Closed", "Completed"), ("Removed", "Removed")],
+    "User Story": [("New", "Proposed"), ("Active", "InProgress"), ("Resolved", "Resolved"),
+                   ("Closed", "Completed"), ("Removed", "Removed")],
+    "Bug": [("New", "Proposed"), ("Active", "InProgress"), ("Resolved", "Resolved"),
+            ("Closed", "Completed")],
+    "Issue": [("To Do", "Proposed"), ("Doing", "InProgress"), ("Done", "Completed")],
+    "Test Plan": [("Design", "Proposed"), ("Inactive", "Completed")],
+}
+"""Work item type -> its states and their categories, as the Agile process declares them."""
+
+_SINCE = re.compile(r"\[System\.ChangedDate\]\s*>=\s*'([^']*)'")
+_UNDER = re.compile(r"\[System\.AreaPath\]\s+UNDER\s+'((?:[^']|'')*)'")
+
+
+def stamp(tick: int) -> str:
+    """Azure DevOps' time format (milliseconds, ``Z``) for BASE_TIME + tick seconds."""
+    when = BASE_TIME + dt.timedelta(seconds=tick, milliseconds=tick % 1000)
+    return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass
+class Request:
+    """One request the fake received."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: Any = None
+
+
+@dataclass
+class Fault:
+    """What the fake answers instead, for requests whose path ends with ``path``."""
+
+    path: str
+    status: int = 500
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b'{"$id": "1", "message": "Internal error", "typeKey": "ServerException"}'
+    disconnect: bool = False
+    after: int = 0
+    """Matching requests answered normally before this fault applies."""
+    times: int = 1
+
+
+@dataclass
+class _Item:
+    number: int
+    fields: dict[str, Any]
+    relations: list[dict[str, Any]]
+    changed: str
+    """The fake's own clock for the item (what WIQL filters on)."""
+
+
+class FakeAzureDevOps:
+    """One organization's project of work items, their revisions and type states, on
+    127.0.0.1."""
+
+    def __init__(self, organization: str = "fabrikam", project: str = "Fabrikam Web") -> None:
+        self.organization = organization
+        self.project = project
+        self.items: dict[int, _Item] = {}
+        self.revisions: list[dict[str, Any]] = []
+        self.states: dict[str, list[tuple[str, str]]] = {k: list(v) for k, v in
+                                                          DEFAULT_STATES.items()}
+        self.requests: list[Request] = []
+        self.faults: list[Fault] = []
+        self.tick = 0
+        self.url = ""
+        self.served: dict[int, Any] = {}
+        """id -> what the batch serves instead of the item (a test's broken payload)."""
+        self._lock = threading.Lock()
+        self._seen: dict[int, int] = {}
+
+    # -- building the project --------------------------------------------------------------
+
+    def base(self) -> str:
+        return f"/{quote(self.organization)}/{quote(self.project)}/_apis/wit"
+
+    def _next_time(self) -> str:
+        self.tick += 61
+        return stamp(self.tick)
+
+    def _item_url(self, number: int) -> str:
+        return f"{self.url}/{quote(self.organization)}/_apis/wit/workItems/{number}"
+
+    def add_item(self, number: int, title: str, *, work_item_type: str = "User Story",
+                 state: str = "New", description: str | None = None, tags: tuple[str, ...] = (),
+                 assigned_to: str | None = None, area: str | None = None,
+                 parent: int | None = None, related: tuple[int, ...] = (),
+                 history: str | None = None) -> dict[str, Any]:
+        """A work item as Azure DevOps holds it; its ``System.ChangedDate`` is the next tick
+        and its first revision is recorded."""
+        when = self._next_time()
+        fields: dict[str, Any] = {
+            "System.Id": number, "System.AreaPath": area or self.project,
+            "System.TeamProject": self.project, "System.IterationPath": f"{self.project}\\Sprint 1",
+            "System.WorkItemType": work_item_type, "System.State": state,
+            "System.Reason": "New", "System.CreatedDate": when,
+            "System.CreatedBy": _identity("Jamal Hartnett"), "System.ChangedDate": when,
+            "System.ChangedBy": _identity("Jamal Hartnett"), "System.CommentCount": 0,
+            "System.Title": title, "Microsoft.VSTS.Common.Priority": 2,
+        }
+        if description is not None:
+            fields["System.Description"] = description
+        if tags:
+            fields["System.Tags"] = "; ".join(tags)
+        if assigned_to:
+            fields["System.AssignedTo"] = _identity(assigned_to)
+        if history:
+            fields["System.History"] = history
+        relations = []
+        if parent is not None:
+            relations.append(self._relation("System.LinkTypes.Hierarchy-Reverse", parent, "Parent"))
+        relations.extend(self._relation("System.LinkTypes.Related", r, "Related") for r in related)
+        with self._lock:
+            self.items[number] = _Item(number, fields, relations, when)
+            self._revise(number, 1)
+        return fields
+
+    def _relation(self, rel: str, target: int, name: str) -> dict[str, Any]:
+        return {"rel": rel, "url": self._item_url(target),
+                "attributes": {"isLocked": False, "name": name}}
+
+    def add_child(self, parent: int, child: int) -> None:
+        """Record the parent's forward link to a child (the child's own reverse link is
+        declared with ``add_item(parent=…)``)."""
+        self.items[parent].relations.append(
+            self._relation("System.LinkTypes.Hierarchy-Forward", child, "Child"))
+
+    def touch(self, number: int, *, history: str | None = None, **changes: Any) -> None:
+        """Change a work item: fields as given (``System.State`` = …), a new revision, its
+        ``System.ChangedDate`` the next tick."""
+        when = self._next_time()
+        with self._lock:
+            item = self.items[number]
+            item.fields.update(changes)
+            item.fields.pop("System.History", None)
+            if history is not None:
+                item.fields["System.History"] = history
+            item.fields["System.ChangedDate"] = when
+            item.changed = when
+            self._revise(number, sum(1 for r in self.revisions if r["id"] == number) + 1)
+
+    def _revise(self, number: int, rev: int) -> None:
+        fields = self.items[number].fields
+        self.revisions.append({"id": number, "rev": rev, "fields": {
+            "System.Id": number, "System.Rev": rev,
+            "System.ChangedDate": fields["System.ChangedDate"],
+            "System.ChangedBy": "Jamal Hartnett <fabrikamfiber4@hotmail.com>",
+            "System.State": fields["System.State"], "System.History": fields.get("System.History"),
+            "System.Title": fields["System.Title"], "System.WorkItemType": fields[
+                "System.WorkItemType"]}})
+
+    def fail(self, path: str, **kwargs: Any) -> Fault:
+        """Answer the next request(s) to ``path`` with a fault (see Fault)."""
+        fault = Fault(path, **kwargs)
+        with self._lock:
+            self.faults.append(fault)
+        return fault
+
+    def throttle(self, path: str, *, after: int = 0, retry_after: int = 3600,
+                 status: int = 429) -> Fault:
+        """Azure DevOps' throttling: 429 (or 503) with ``Retry-After`` and the
+        ``X-RateLimit-*`` headers."""
+        return self.fail(path, status=status, after=after, body=json.dumps({
+            "$id": "1", "message": "Request was blocked due to exceeding usage of resource",
+            "typeKey": "ThrottlingException"}).encode(), headers={
+            "Retry-After": str(retry_after), "X-RateLimit-Resource": "ATCPU",
+            "X-RateLimit-Delay": "0.5", "X-RateLimit-Limit": "200",
+            "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1711270800"})
+
+    # -- answering ---------------------------------------------------------------------------
+
+    def wiql(self, query: dict[str, str], body: Any) -> tuple[int, Any]:
+        text = body.get("query") if isinstance(body, dict) else None
+        if not isinstance(text, str):
+            return 400, {"$id": "1", "message": "The query is missing.",
+                         "typeKey": "ArgumentNullException"}
+        since = _SINCE.search(text)
+        under = _UNDER.search(text)
+        with self._lock:
+            rows = [(i.changed, i.number, i) for i in self.items.values()]
+        if since:
+            rows = [r for r in rows if r[0] >= since.group(1)]
+        if under:
+            area = under.group(1).replace("''", "'")
+            rows = [r for r in rows if r[2].fields["System.AreaPath"] == area
+                    or str(r[2].fields["System.AreaPath"]).startswith(area + "\\")]
+        rows.sort(key=lambda r: (r[0], r[1]))
+        top = int(query.get("$top", "20000"))
+        return 200, {
+            "queryType": "flat", "queryResultType": "workItem", "asOf": stamp(self.tick),
+            "columns": [{"referenceName": "System.Id", "name": "ID",
+                         "url": f"{self.url}/_apis/wit/fields/System.Id"}],
+            "sortColumns": [{"field": {"referenceName": "System.ChangedDate",
+                                       "name": "Changed Date",
+                                       "url": f"{self.url}/_apis/wit/fields/System.ChangedDate"},
+                             "descending": False}],
+            "workItems": [{"id": n, "url": self._item_url(n)} for _, n, _ in rows[:top]]}
+
+    def batch(self, body: Any) -> tuple[int, Any]:
+        ids = body.get("ids") if isinstance(body, dict) else None
+        if not isinstance(ids, list) or len(ids) > 200:
+            return 400, {"$id": "1", "message": "VS403474: ids must hold 1 to 200 work item ids",
+                         "typeKey": "ArgumentException"}
+        out: list[Any] = []
+        with self._lock:
+            for n in ids:
+                if n in self.served:
+                    out.append(self.served[n])
+                    continue
+                item = self.items.get(n)
+                if item is None:
+                    out.append(None)
+                    continue
+                served: dict[str, Any] = {
+                    "id": n, "rev": sum(1 for r in self.revisions if r["id"] == n),
+                    "fields": dict(item.fields), "url": self._item_url(n)}
+                if body.get("$expand") in ("relations", "all", "Relations", "All"):
+                    served["relations"] = [dict(r) for r in item.relations]
+                out.append(served)
+        return 200, {"count": len(out), "value": out}
+
+    def type_states(self, name: str) -> tuple[int, Any]:
+        states = self.states.get(name)
+        if states is None:
+            return 404, {"$id": "1", "message": f"VS402323: Work item type {name} does not exist.",
+                         "typeKey": "WorkItemTypeNotFoundException"}
+        return 200, {"count": len(states), "value": [
+            {"name": s, "color": "b2b2b2", "category": c} for s, c in states]}
+
+    def revisions_page(self, path: str, query: dict[str, str]) -> tuple[int, Any]:
+        start = int(query.get("continuationToken", "0") or "0")
+        size = int(query.get("$maxPageSize", "200"))
+        wanted = [f for f in query.get("fields", "").split(",") if f]
+        with self._lock:
+            page = self.revisions[start:start + size]
+            total = len(self.revisions)
+        values = [{"id": r["id"], "rev": r["rev"], "fields": {
+            k: v for k, v in r["fields"].items() if (not wanted or k in wanted) and v is not None}}
+            for r in page]
+        token = str(start + len(page))
+        rest = {k: v for k, v in query.items() if k != "continuationToken"}
+        return 200, {"values": values, "nextLink": f"{self.url}{path}?"
+                     f"{urlencode({**rest, 'continuationToken': token})}",
+                     "continuationToken": token, "isLastBatch": start + len(page) >= total}
+
+    def fault_for(self, path: str) -> Fault | None:
+        with self._lock:
+            for fault in self.faults:
+                if path.endswith(fault.path) and fault.times > 0:
+                    seen = self._seen.get(id(fault), 0)
+                    self._seen[id(fault)] = seen + 1
+                    if seen >= fault.after:
+                        fault.times -= 1
+                        return fault
+        return None
+
+    def paths_requested(self) -> list[str]:
+        return [r.path.removeprefix(self.base()) for r in self.requests]
+
+
+def _identity(name: str) -> dict[str, Any]:
+    mail = name.split()[0].lower() + "@fabrikam.example"
+    return {"displayName": name, "url": "https://spsprodeus27.vssps.visualstudio.com/_apis/Identities/x",
+            "id": f"d291b0c4-{abs(hash(name)) % 10**4:04d}", "uniqueName": mail,
+            "imageUrl": "https://dev.azure.com/fabrikam/_api/_common/identityImage",
+            "descriptor": f"aad.{abs(hash(name)) % 10**6}"}
+
+
+def _handler(fake: FakeAzureDevOps) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet: the fake's record is ``fake.requests``."""
+
+        def do_GET(self) -> None:
+            self._answer("GET")
+
+        def do_POST(self) -> None:
+            self._answer("POST")
+
+        def _answer(self, method: str) -> None:
+            parts = urlsplit(self.path)
+            path = unquote(parts.path)
+            query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw) if raw else None
+            except ValueError:
+                body = None
+            fake.requests.append(Request(method, path, query, {k.lower(): v for k, v in
+                                                               self.headers.items()}, body))
+            fault = fake.fault_for(path)
+            if fault is not None:
+                return self._fault(fault)
+            base = unquote(fake.base())
+            rest = path.removeprefix(base) if path.startswith(base) else None
+            if query.get("api-version") != "7.1":
+                return self._json(400, {"$id": "1", "message": "VS800075: The api-version is "
+                                        "missing or not 7.1", "typeKey": "VssVersionException"})
+            if rest == "/wiql" and method == "POST":
+                status, data = fake.wiql(query, body)
+            elif rest == "/workitemsbatch" and method == "POST":
+                status, data = fake.batch(body)
+            elif rest is not None and rest.startswith("/workitemtypes/") and \
+                    rest.endswith("/states") and method == "GET":
+                status, data = fake.type_states(rest.removeprefix("/workitemtypes/")
+                                                .removesuffix("/states"))
+            elif rest == "/reporting/workitemrevisions" and method == "GET":
+                status, data = fake.revisions_page(parts.path, query)
+            else:
+                status, data = 404, {"$id": "1", "message": "The resource cannot be found."}
+            self._json(status, data)
+
+        def _fault(self, fault: Fault) -> None:
+            if fault.disconnect:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "100000")
+                self.end_headers()
+                self.wfile.write(b'{"count": 200, "value": [{"id": 1, "fields": {"System.Ti')
+                self.wfile.flush()
+                self.close_connection = True
+                return
+            self._send(fault.status, fault.body, fault.headers)
+
+        def _json(self, status: int, data: Any) -> None:
+            self._send(status, json.dumps(data).encode())
+
+        def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8; api-version=7.1")
+            self.send_header("ActivityId", "a0d2c2c6-0000-0000-0000-000000000000")
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    return Handler
+
+
+@contextmanager
+def serving(fake: FakeAzureDevOps) -> Iterator[FakeAzureDevOps]:
+    """Serve the fake on 127.0.0.1 (a free port) in a thread for the block."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(fake))
+    server.daemon_threads = True
+    fake.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield fake
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
