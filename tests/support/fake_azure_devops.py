@@ -2,8 +2,9 @@
 
 It serves, shaped as the REST reference (api-version 7.1) documents them:
 ``POST {org}/{project}/_apis/wit/wiql`` (a flat ``workItemQueryResult``: ``asOf``, ``columns``,
-``sortColumns``, ``workItems`` of ``{id, url}``; the query's ``[System.ChangedDate] >= '…'`` and
-``[System.AreaPath] UNDER '…'`` clauses are honoured, ``$top`` caps it),
+``sortColumns``, ``workItems`` of ``{id, url}``; the query's ``[System.ChangedDate] >= '…'``,
+``> '…' OR (= '…' AND [System.Id] NOT IN (…))`` and ``[System.AreaPath] UNDER '…'`` clauses
+are honoured, ``$top`` caps it),
 ``POST …/_apis/wit/workitemsbatch`` (``{count, value}`` of work items with ``fields`` and, with
 ``$expand: relations``, ``relations``; at most 200 ids; an id it no longer has is ``null`` under
 ``errorPolicy: omit``), ``GET …/_apis/wit/workitemtypes/{type}/states`` (``{count, value}`` of
@@ -42,6 +43,8 @@ DEFAULT_STATES: dict[str, list[tuple[str, str]]] = {
 """Work item type -> its states and their categories, as the Agile process declares them."""
 
 _SINCE = re.compile(r"\[System\.ChangedDate\]\s*>=\s*'([^']*)'")
+_AFTER = re.compile(r"\(\[System\.ChangedDate\] > '([^']*)' OR \(\[System\.ChangedDate\] = "
+                    r"'([^']*)' AND \[System\.Id\] NOT IN \(([\d, ]*)\)\)\)")
 _UNDER = re.compile(r"\[System\.AreaPath\]\s+UNDER\s+'((?:[^']|'')*)'")
 
 
@@ -100,6 +103,8 @@ class FakeAzureDevOps:
         self.faults: list[Fault] = []
         self.tick = 0
         self.url = ""
+        self.max_page = 1000
+        """The most revisions one page holds, whatever ``$maxPageSize`` asks (as the API caps)."""
         self.served: dict[int, Any] = {}
         """id -> what the batch serves instead of the item (a test's broken payload)."""
         self._lock = threading.Lock()
@@ -214,8 +219,13 @@ class FakeAzureDevOps:
         under = _UNDER.search(text)
         with self._lock:
             rows = [(i.changed, i.number, i) for i in self.items.values()]
+        after = _AFTER.search(text)
         if since:
             rows = [r for r in rows if r[0] >= since.group(1)]
+        if after:
+            held = {int(n) for n in after.group(3).split(",") if n.strip()}
+            rows = [r for r in rows if r[0] > after.group(1) or (
+                r[0] == after.group(2) and r[1] not in held)]
         if under:
             area = under.group(1).replace("''", "'")
             rows = [r for r in rows if r[2].fields["System.AreaPath"] == area
@@ -265,7 +275,7 @@ class FakeAzureDevOps:
 
     def revisions_page(self, path: str, query: dict[str, str]) -> tuple[int, Any]:
         start = int(query.get("continuationToken", "0") or "0")
-        size = int(query.get("$maxPageSize", "200"))
+        size = min(self.max_page, int(query.get("$maxPageSize", "200")))
         wanted = [f for f in query.get("fields", "").split(",") if f]
         with self._lock:
             page = self.revisions[start:start + size]
@@ -291,7 +301,7 @@ class FakeAzureDevOps:
         return None
 
     def paths_requested(self) -> list[str]:
-        return [r.path.removeprefix(self.base()) for r in self.requests]
+        return [r.path.removeprefix(unquote(self.base())) for r in self.requests]
 
 
 def _identity(name: str) -> dict[str, Any]:

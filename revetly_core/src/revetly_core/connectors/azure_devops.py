@@ -22,7 +22,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -50,6 +50,8 @@ BATCH_SIZE = 200
 WIQL_TOP = 20_000
 """The most ids one WIQL query answers (the API's own cap); a capped listing is a window."""
 REVISIONS_PAGE = "1000"
+MAX_READ_AT_SINCE = 1000
+"""The most ids read at the cursor's instant a query leaves out by id; more are read again."""
 LISTING_PATH = "workitems"
 """The path a problem with the listing itself (not one item) is named under."""
 SUMMARY_CHARS = 200
@@ -86,13 +88,19 @@ def wiql_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def wiql_query(since: str | None, area: str | None) -> str:
-    """The WIQL that lists the project's work item ids in change order: changed at or after
-    ``since`` when given, under ``area`` when set."""
+def wiql_query(since: str | None, area: str | None, read_at_since: Sequence[int] = ()) -> str:
+    """The WIQL that lists the project's work item ids in change order: changed after
+    ``since`` or at it but not among ``read_at_since`` (the ids a pass already read at that
+    instant) when given, under ``area`` when set."""
     where = ["[System.TeamProject] = @project"]
     if area:
         where.append(f"[System.AreaPath] UNDER {wiql_literal(area)}")
-    if since:
+    if since and read_at_since and len(read_at_since) <= MAX_READ_AT_SINCE:
+        at = wiql_literal(since)
+        held = ", ".join(str(n) for n in sorted(read_at_since))
+        where.append(f"([System.ChangedDate] > {at} OR ([System.ChangedDate] = {at} "
+                     f"AND [System.Id] NOT IN ({held})))")
+    elif since:
         where.append(f"[System.ChangedDate] >= {wiql_literal(since)}")
     return ("SELECT [System.Id] FROM WorkItems WHERE " + " AND ".join(where)
             + " ORDER BY [System.ChangedDate] ASC, [System.Id] ASC")
@@ -395,11 +403,10 @@ class AzureDevOpsConnector:
         http = self._http()
         try:
             ids, as_of = self._listing(http, since, state)
-            ids = [n for n in ids if n not in state.at_newest] if since else ids
             if state.stop is None:
                 self._read_items(http, ids, as_of, states, state, batch, known, seen, numbers,
                                  full=full, progress=progress)
-            if state.stop is None and (ids or full):
+            if state.stop is None and (ids or full or cursor.get("revisions_due")):
                 held = numbers | {int(k.id.rsplit("-", 1)[1]) for k in known.values()
                                   if k.id.rsplit("-", 1)[-1].isdigit()}
                 self._read_revisions(http, state, batch, held)
@@ -427,13 +434,14 @@ class AzureDevOpsConnector:
                     batch.removals.append(Removal(k.id, now, "found",
                                                   "missing from the project's work items"))
         batch.cursor = {"since": state.newest, "at_since": sorted(state.at_newest),
-                        "states": states, "revisions": state.watermark}
+                        "states": states, "revisions": state.watermark,
+                        "revisions_due": state.stop is not None}
         return batch
 
     def _listing(self, http: TrackerHttp, since: str | None, state: _Read,
                  ) -> tuple[list[int], str | None]:
         """The work item ids WIQL lists (in change order) and the ``asOf`` it answered for."""
-        query = wiql_query(since, self.settings.area)
+        query = wiql_query(since, self.settings.area, sorted(state.at_newest))
         try:
             page = http.post(self._api("wiql"), {"timePrecision": "true", "$top": str(WIQL_TOP),
                                                  "api-version": API_VERSION}, {"query": query})
