@@ -387,3 +387,18 @@ def test_without_a_token_the_read_is_anonymous(tmp_path: Path,
         engine.sync()
     assert "authorization" not in fake.requests[0].headers
     assert engine.get_artifact("ADO-1")["title"] == "Public work item"
+
+
+def test_a_type_whose_states_are_refused_is_named_and_its_items_land_ready(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TOKEN_ENV, TOKEN)
+    fake = FakeAzureDevOps()
+    with serving(fake):
+        fake.add_item(1, "Inherited type", work_item_type="Risk", state="Open")
+        engine = azure_devops_instance(tmp_path, fake.url)
+        summary = engine.sync()
+        assert summary["outcome"] == "succeeded" and _health(engine)["partial"] is False
+        problems = _tracker_problems(engine)
+    assert [(p["path"], p["code"]) for p in problems] == [("workitemtypes/Risk", "unknown-states")]
+    assert (engine.get_artifact("ADO-1")["status"], engine.get_artifact("ADO-1")["artifact_type"]
+            ) == ("ready", "risk")

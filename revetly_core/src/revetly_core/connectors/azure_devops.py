@@ -477,7 +477,7 @@ class AzureDevOpsConnector:
                 if not isinstance(values, list):
                     raise TrackerStop("malformed", "a work item batch has no 'value' list",
                                       resumable=True)
-                self._learn_states(http, values, states)
+                self._learn_states(http, values, states, batch)
             except TrackerStop as stop:
                 state.stop = stop
                 return
@@ -487,14 +487,26 @@ class AzureDevOpsConnector:
             progress(f"read {self.source_id}", len(seen), len(ids))
 
     def _learn_states(self, http: TrackerHttp, values: list[Any],
-                      states: dict[str, dict[str, str]]) -> None:
-        """Ask the states of each work item type in ``values`` not yet known."""
+                      states: dict[str, dict[str, str]], batch: SourceBatch) -> None:
+        """Ask the states of each work item type in ``values`` not yet known; a type the
+        project refuses to describe is named and its items read ``ready``."""
         for raw in values:
             native = native_type_of(raw)
             if native is None or native in states:
                 continue
-            page = http.get(self._api(f"workitemtypes/{quote(native)}/states"),
-                            {"api-version": API_VERSION})
+            try:
+                page = http.get(self._api(f"workitemtypes/{quote(native)}/states"),
+                                {"api-version": API_VERSION})
+            except TrackerStop as stop:
+                if stop.resumable:
+                    raise
+                states[native] = {}
+                batch.problems.append(FileProblem(
+                    self.source_id, f"workitemtypes/{native}", "unknown-states",
+                    f"the states of work item type {native!r} could not be read "
+                    f"({stop.detail}); its items read ready until a full pass asks again",
+                    severity="warning"))
+                continue
             try:
                 states[native] = states_categories(page.data)
             except BadItem as exc:
