@@ -10,7 +10,13 @@ are honoured, ``$top`` caps it),
 ``errorPolicy: omit``), ``GET …/_apis/wit/workitemtypes/{type}/states`` (``{count, value}`` of
 ``{name, color, category}``) and ``GET …/_apis/wit/reporting/workitemrevisions`` (``{values,
 nextLink, continuationToken, isLastBatch}``, paged by ``$maxPageSize`` and the continuation
-token). Faults are injected per path: a status with headers (429/503 with ``Retry-After``, 5xx),
+token). The write side the Azure DevOps write adapter calls is served too: ``PATCH
+…/_apis/wit/workitems/{id}`` with a JSON Patch document (``application/json-patch+json``; a state
+the type does not list is refused as Azure DevOps refuses it), and ``GET``/``POST``
+``…/workItems/{id}/comments`` and ``PATCH …/comments/{commentId}`` (api-version 7.1-preview.4;
+``{totalCount, count, comments, continuationToken}``, paged by ``$top``). Faults are injected
+per path (and, optionally, per method; a write may be carried out before its answer is lost,
+``apply_first``): a status with headers (429/503 with ``Retry-After``, 5xx),
 a body that is not JSON, or a connection dropped mid-body. Every request is recorded (method,
 path, query, headers, JSON body) so tests assert what the connector sent.
 """
@@ -45,6 +51,7 @@ DEFAULT_STATES: dict[str, list[tuple[str, str]]] = {
 _SINCE = re.compile(r"\[System\.ChangedDate\]\s*>=\s*'([^']*)'")
 _AFTER = re.compile(r"\(\[System\.ChangedDate\] > '([^']*)' OR \(\[System\.ChangedDate\] = "
                     r"'([^']*)' AND \[System\.Id\] NOT IN \(([\d, ]*)\)\)\)")
+_COMMENTS = re.compile(r"^/workItems/(\d+)/comments(?:/(\d+))?$", re.IGNORECASE)
 _UNDER = re.compile(r"\[System\.AreaPath\]\s+UNDER\s+'((?:[^']|'')*)'")
 
 
@@ -77,6 +84,10 @@ class Fault:
     after: int = 0
     """Matching requests answered normally before this fault applies."""
     times: int = 1
+    method: str | None = None
+    """Only requests of this method (None: any)."""
+    apply_first: bool = False
+    """Carry the write out, then fault (a lost answer to a write that landed)."""
 
 
 @dataclass
@@ -103,6 +114,8 @@ class FakeAzureDevOps:
         self.faults: list[Fault] = []
         self.tick = 0
         self.url = ""
+        self.comments: dict[int, dict[str, Any]] = {}
+        """comment id -> the comment as the comments API serves it."""
         self.max_page = 1000
         """The most revisions one page holds, whatever ``$maxPageSize`` asks (as the API caps)."""
         self.served: dict[int, Any] = {}
@@ -126,7 +139,8 @@ class FakeAzureDevOps:
                  state: str = "New", description: str | None = None, tags: tuple[str, ...] = (),
                  assigned_to: str | None = None, area: str | None = None,
                  parent: int | None = None, related: tuple[int, ...] = (),
-                 history: str | None = None) -> dict[str, Any]:
+                 history: str | None = None,
+                 acceptance_criteria: str | None = None) -> dict[str, Any]:
         """A work item as Azure DevOps holds it; its ``System.ChangedDate`` is the next tick
         and its first revision is recorded."""
         when = self._next_time()
@@ -147,6 +161,8 @@ class FakeAzureDevOps:
             fields["System.AssignedTo"] = _identity(assigned_to)
         if history:
             fields["System.History"] = history
+        if acceptance_criteria is not None:
+            fields["Microsoft.VSTS.Common.AcceptanceCriteria"] = acceptance_criteria
         relations = []
         if parent is not None:
             relations.append(self._relation("System.LinkTypes.Hierarchy-Reverse", parent, "Parent"))
@@ -289,9 +305,11 @@ class FakeAzureDevOps:
                      f"{urlencode({**rest, 'continuationToken': token})}",
                      "continuationToken": token, "isLastBatch": start + len(page) >= total}
 
-    def fault_for(self, path: str) -> Fault | None:
+    def fault_for(self, path: str, method: str = "GET") -> Fault | None:
         with self._lock:
             for fault in self.faults:
+                if fault.method is not None and fault.method != method:
+                    continue
                 if path.endswith(fault.path) and fault.times > 0:
                     seen = self._seen.get(id(fault), 0)
                     self._seen[id(fault)] = seen + 1
@@ -299,6 +317,84 @@ class FakeAzureDevOps:
                         fault.times -= 1
                         return fault
         return None
+
+    # -- the write side ----------------------------------------------------------------------
+
+    def writes(self) -> list[Request]:
+        """The requests that changed something (not GETs, not the read POSTs), in order."""
+        return [r for r in self.requests if r.method in ("PATCH", "PUT", "DELETE") or (
+            r.method == "POST" and r.path.endswith("/comments"))]
+
+    def comments_on(self, number: int) -> list[dict[str, Any]]:
+        """A work item's comments, oldest first."""
+        with self._lock:
+            return [dict(c) for c in self.comments.values() if c["workItemId"] == number]
+
+    def add_comment(self, number: int, text: str, *, author: str = "Jamal Hartnett",
+                    fmt: str = "html") -> dict[str, Any]:
+        """A comment on a work item as the comments API serves it; the item gets a revision
+        whose ``System.History`` is the comment, as Azure DevOps records it."""
+        when = stamp(self.tick + 61)
+        self.touch(number, history=text)
+        with self._lock:
+            cid = 9000 + len(self.comments)
+            comment = {"workItemId": number, "id": cid, "version": 1, "text": text,
+                       "format": fmt, "createdBy": _identity(author), "createdDate": when,
+                       "modifiedBy": _identity(author), "modifiedDate": when,
+                       "url": f"{self.url}{self.base()}/workItems/{number}/comments/{cid}"}
+            self.comments[cid] = comment
+            self.items[number].fields["System.CommentCount"] = sum(
+                1 for c in self.comments.values() if c["workItemId"] == number)
+            return dict(comment)
+
+    def patch_item(self, number: int, headers: dict[str, str], body: Any) -> tuple[int, Any]:
+        item = self.items.get(number)
+        if item is None:
+            return 404, {"$id": "1", "message": f"TF401232: Work item {number} does not exist."}
+        if not headers.get("content-type", "").startswith("application/json-patch+json"):
+            return 415, {"$id": "1", "message": "VS403413: The request body must be a JSON "
+                         "Patch document (application/json-patch+json)."}
+        if not isinstance(body, list):
+            return 400, {"$id": "1", "message": "You must pass a valid patch document."}
+        changes: dict[str, Any] = {}
+        for op in body:
+            if not isinstance(op, dict) or op.get("op") not in ("add", "replace") or \
+                    not str(op.get("path", "")).startswith("/fields/"):
+                return 400, {"$id": "1", "message": "You must pass a valid patch document."}
+            changes[str(op["path"]).removeprefix("/fields/")] = op.get("value")
+        state = changes.get("System.State")
+        names = [n for n, _ in self.states.get(str(item.fields["System.WorkItemType"]), [])]
+        if state is not None and state not in names:
+            return 400, {"$id": "1", "message": f"TF401320: Rule Error for field State. Error "
+                         f"code: Required, InvalidListValue. The value {state!r} is not in the "
+                         "list of supported values."}
+        self.touch(number, **changes)
+        with self._lock:
+            return 200, {"id": number, "rev": sum(1 for r in self.revisions if r["id"] == number),
+                         "fields": dict(item.fields), "url": self._item_url(number)}
+
+    def comments_page(self, number: int, query: dict[str, str]) -> tuple[int, Any]:
+        if number not in self.items:
+            return 404, {"$id": "1", "message": f"TF401232: Work item {number} does not exist."}
+        held = self.comments_on(number)
+        start = int(query.get("continuationToken", "0") or "0")
+        top = int(query.get("$top", "200"))
+        page = held[start:start + top]
+        out: dict[str, Any] = {"totalCount": len(held), "count": len(page), "comments": page}
+        if start + top < len(held):
+            out["continuationToken"] = str(start + top)
+            out["nextPage"] = (f"{self.url}{self.base()}/workItems/{number}/comments?"
+                               f"continuationToken={start + top}")
+        return 200, out
+
+    def edit_comment(self, number: int, cid: int, body: Any) -> tuple[int, Any]:
+        with self._lock:
+            comment = self.comments.get(cid)
+            if comment is None or comment["workItemId"] != number:
+                return 404, {"$id": "1", "message": f"Comment {cid} does not exist."}
+            comment.update(text=str(body.get("text")), version=int(comment["version"]) + 1,
+                           modifiedDate=stamp(self.tick + 61))
+            return 200, dict(comment)
 
     def paths_requested(self) -> list[str]:
         return [r.path.removeprefix(unquote(self.base())) for r in self.requests]
@@ -325,6 +421,9 @@ def _handler(fake: FakeAzureDevOps) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             self._answer("POST")
 
+        def do_PATCH(self) -> None:
+            self._answer("PATCH")
+
         def _answer(self, method: str) -> None:
             parts = urlsplit(self.path)
             path = unquote(parts.path)
@@ -337,11 +436,15 @@ def _handler(fake: FakeAzureDevOps) -> type[BaseHTTPRequestHandler]:
                 body = None
             fake.requests.append(Request(method, path, query, {k.lower(): v for k, v in
                                                                self.headers.items()}, body))
-            fault = fake.fault_for(path)
-            if fault is not None:
+            fault = fake.fault_for(path, method)
+            if fault is not None and not fault.apply_first:
                 return self._fault(fault)
             base = unquote(fake.base())
             rest = path.removeprefix(base) if path.startswith(base) else None
+            comments = _COMMENTS.match(rest or "")
+            if comments is not None:
+                status, data = self._comments(method, comments, query, body)
+                return self._fault(fault) if fault is not None else self._json(status, data)
             if query.get("api-version") != "7.1":
                 return self._json(400, {"$id": "1", "message": "VS800075: The api-version is "
                                         "missing or not 7.1", "typeKey": "VssVersionException"})
@@ -355,9 +458,33 @@ def _handler(fake: FakeAzureDevOps) -> type[BaseHTTPRequestHandler]:
                                                 .removesuffix("/states"))
             elif rest == "/reporting/workitemrevisions" and method == "GET":
                 status, data = fake.revisions_page(parts.path, query)
+            elif rest is not None and re.fullmatch(r"/workitems/\d+", rest, re.IGNORECASE) \
+                    and method == "PATCH":
+                status, data = fake.patch_item(int(rest.rsplit("/", 1)[1]), {
+                    k.lower(): v for k, v in self.headers.items()}, body)
             else:
                 status, data = 404, {"$id": "1", "message": "The resource cannot be found."}
+            if fault is not None:
+                return self._fault(fault)
             self._json(status, data)
+
+        def _comments(self, method: str, m: re.Match[str], query: dict[str, str],
+                      body: Any) -> tuple[int, Any]:
+            if query.get("api-version") != "7.1-preview.4":
+                return 400, {"$id": "1", "message": "VS800075: the comments API is "
+                             "7.1-preview.4", "typeKey": "VssVersionException"}
+            number, cid = int(m.group(1)), m.group(2)
+            if cid is None and method == "GET":
+                return fake.comments_page(number, query)
+            if cid is None and method == "POST" and isinstance(body, dict):
+                if number not in fake.items:
+                    return 404, {"$id": "1", "message": f"TF401232: Work item {number} does "
+                                 "not exist."}
+                return 200, fake.add_comment(number, str(body.get("text")), author="Revetly Bot",
+                                             fmt=query.get("format", "html"))
+            if cid is not None and method == "PATCH" and isinstance(body, dict):
+                return fake.edit_comment(number, int(cid), body)
+            return 404, {"$id": "1", "message": "The resource cannot be found."}
 
         def _fault(self, fault: Fault) -> None:
             if fault.disconnect:

@@ -66,6 +66,7 @@ STATUS_OF_CATEGORY = {"Proposed": "ready", "InProgress": "in-progress", "Resolve
 """Azure DevOps' state categories -> Revetly statuses."""
 _WORK_ITEM_URL = re.compile(r"/_apis/wit/workItems/(\d+)$", re.IGNORECASE)
 _TAG = re.compile(r"<[^>]*>")
+_BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 
 
 def azure_devops_source_id(name: str) -> str:
@@ -131,6 +132,15 @@ def status_of(state: str, categories: Mapping[str, str]) -> str:
     return STATUS_OF_CATEGORY.get(categories.get(state, ""), "ready")
 
 
+def first_state_of_category(categories: Mapping[str, str]) -> dict[str, str]:
+    """Category -> the type's first state in it, in the order the type lists its states
+    (the state a write adapter moves an item to)."""
+    out: dict[str, str] = {}
+    for state, category in categories.items():
+        out.setdefault(category, state)
+    return out
+
+
 def own_word(native_type: str) -> str:
     """The type an item no type map covers ingests with: its work item type, lower-case,
     spaces as hyphens (``User Story`` -> ``user-story``)."""
@@ -160,7 +170,7 @@ def identity_name(value: object) -> str | None:
 def plain_text(markup: str) -> str:
     """HTML field text (descriptions, comments) as plain text: tags dropped, entities read,
     block ends as line breaks."""
-    text = re.sub(r"(?i)<br\s*/?>|</(p|div|li|h[1-6])>", "\n", markup)
+    text = re.sub(r"(?i)<br\s*/?>|</(p|div|li|h[1-6])>|<li(?:\s[^>]*)?>", "\n", markup)
     return html.unescape(_TAG.sub("", text)).strip()
 
 
@@ -168,6 +178,17 @@ def web_url(settings: AzureDevOpsSettings, number: int) -> str:
     """The work item's page: ``{api_url}/{organization}/{project}/_workitems/edit/{id}``."""
     return (f"{settings.api_url}/{quote(settings.organization)}/{quote(settings.project)}"
             f"/_workitems/edit/{number}")
+
+
+def criteria_of(markup: str) -> list[str]:
+    """``Microsoft.VSTS.Common.AcceptanceCriteria`` (HTML) as criteria: one per list item or
+    line, a leading bullet or number stripped."""
+    out: list[str] = []
+    for line in plain_text(markup).splitlines():
+        text = _BULLET.sub("", line.strip()).strip()
+        if text:
+            out.append(text)
+    return out
 
 
 def work_item_id_of_url(url: object) -> int | None:
@@ -274,6 +295,8 @@ def parse_work_item(raw: Mapping[str, Any], *, settings: AzureDevOpsSettings, so
                       ("System.Reason", "reason")):
         if isinstance(fields.get(key), str):
             metadata[name] = fields[key]
+    if type_states:
+        metadata["category_states"] = first_state_of_category(type_states)
     if links.get("children"):
         metadata["children"] = [f"{prefix}-{n}" for n in links["children"]]
     if created:
@@ -284,6 +307,7 @@ def parse_work_item(raw: Mapping[str, Any], *, settings: AzureDevOpsSettings, so
     return Artifact(
         id=f"{prefix}-{number}", type=reading.type, title=title, source=source_id,
         project=project, body=body, status=status_of(state, type_states),
+        criteria=criteria_of(_field_text(fields, "Microsoft.VSTS.Common.AcceptanceCriteria")),
         parent=declared.get("parent"), owner=owner, metadata=metadata,
         source_path=work_item_path(number),
         source_uri=web_url(settings, number), blob=digest(raw),
@@ -325,6 +349,19 @@ def states_categories(data: Any) -> dict[str, str]:
         if isinstance(entry, dict) and isinstance(entry.get("name"), str) and \
                 isinstance(entry.get("category"), str):
             out[entry["name"]] = entry["category"]
+    return out
+
+
+def states_of_cursor(value: object) -> dict[str, dict[str, str]]:
+    """The type states a cursor keeps (type -> ``[[state, category], …]``, a list so the
+    type's order survives the store's sorted JSON), as type -> state -> category."""
+    out: dict[str, dict[str, str]] = {}
+    if not isinstance(value, dict):
+        return out
+    for native, pairs in value.items():
+        if isinstance(pairs, list):
+            out[str(native)] = {str(p[0]): str(p[1]) for p in pairs
+                                if isinstance(p, list) and len(p) == 2}
     return out
 
 
@@ -394,8 +431,7 @@ class AzureDevOpsConnector:
     ) -> SourceBatch:
         batch = SourceBatch(source=self.source_id)
         since = None if full else cursor.get("since")
-        states: dict[str, dict[str, str]] = {} if full else {
-            k: dict(v) for k, v in (cursor.get("states") or {}).items()}
+        states = {} if full else states_of_cursor(cursor.get("states"))
         state = _Read(newest=since, at_newest=set(cursor.get("at_since") or []) if since else
                       set(), watermark=None if full else cursor.get("revisions"))
         seen: set[str] = set()
@@ -434,7 +470,9 @@ class AzureDevOpsConnector:
                     batch.removals.append(Removal(k.id, now, "found",
                                                   "missing from the project's work items"))
         batch.cursor = {"since": state.newest, "at_since": sorted(state.at_newest),
-                        "states": states, "revisions": state.watermark,
+                        "states": {k: [[name, cat] for name, cat in v.items()]
+                                   for k, v in states.items()},
+                        "revisions": state.watermark,
                         "revisions_due": state.stop is not None}
         return batch
 

@@ -29,8 +29,20 @@ def github_writer(config: Config, name: str, env: Mapping[str, str]) -> TrackerW
     return None
 
 
+def azure_devops_writer(config: Config, name: str,
+                        env: Mapping[str, str]) -> TrackerWriter | None:
+    """The Azure DevOps adapter of ``[[connectors.azure-devops]]`` ``name``."""
+    from revetly_core.writeback.azure_devops import AzureDevOpsWriter
+
+    for settings in config.connectors.azure_devops:
+        if settings.name == name:
+            return AzureDevOpsWriter(settings, environ=env)
+    return None
+
+
 WRITERS: dict[str, WriterFactory] = {
     "github": github_writer,
+    "azure-devops": azure_devops_writer,
 }
 
 
