@@ -402,3 +402,16 @@ def test_a_type_whose_states_are_refused_is_named_and_its_items_land_ready(
     assert [(p["path"], p["code"]) for p in problems] == [("workitemtypes/Risk", "unknown-states")]
     assert (engine.get_artifact("ADO-1")["status"], engine.get_artifact("ADO-1")["artifact_type"]
             ) == ("ready", "risk")
+
+
+def test_acceptance_criteria_come_from_their_own_field(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TOKEN_ENV, TOKEN)
+    fake = FakeAzureDevOps()
+    with serving(fake):
+        fake.add_item(1, "Offline sync", acceptance_criteria="<ul><li>Edits sync</li>"
+                      "<li>Conflicts are shown</li></ul>")
+        engine = azure_devops_instance(tmp_path, fake.url)
+        engine.sync()
+    assert engine.get_artifact("ADO-1")["acceptance_criteria"] == ["Edits sync",
+                                                                   "Conflicts are shown"]

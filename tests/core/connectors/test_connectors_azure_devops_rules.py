@@ -13,6 +13,8 @@ from revetly_core.connectors.azure_devops import (
     ado_time,
     basic_auth,
     continuation_token,
+    criteria_of,
+    first_state_of_category,
     identity_name,
     own_word,
     parse_work_item,
@@ -20,6 +22,7 @@ from revetly_core.connectors.azure_devops import (
     relation_links,
     revision_entry,
     states_categories,
+    states_of_cursor,
     status_of,
     tags_of,
     to_seconds,
@@ -210,3 +213,23 @@ def test_the_continuation_token_comes_from_the_header_else_the_body() -> None:
     assert continuation_token({"x-ms-continuationtoken": "h1"}, {"continuationToken": "b1"}) == "h1"
     assert continuation_token({}, {"continuationToken": "b1"}) == "b1"
     assert continuation_token({}, {"values": []}) is None
+
+
+def test_acceptance_criteria_are_the_list_items_or_lines_of_the_field() -> None:
+    assert criteria_of("<ul><li>Edits sync</li><li class='x'>Conflicts show</li></ul>") == [
+        "Edits sync", "Conflicts show"]
+    assert criteria_of("<div>1. One</div><div>- Two</div><br>") == ["One", "Two"]
+    assert criteria_of("") == []
+
+
+def test_each_category_names_the_types_first_state_in_it() -> None:
+    states = {"New": "Proposed", "Committed": "InProgress", "Active": "InProgress",
+              "Done": "Completed"}
+    assert first_state_of_category(states) == {"Proposed": "New", "InProgress": "Committed",
+                                               "Completed": "Done"}
+
+
+def test_the_cursor_keeps_each_types_states_in_their_order() -> None:
+    kept = {"Feature": [["New", "Proposed"], ["Committed", "InProgress"], ["Active", "InProgress"]]}
+    assert list(states_of_cursor(kept)["Feature"]) == ["New", "Committed", "Active"]
+    assert states_of_cursor(None) == {} and states_of_cursor({"Bug": "x"}) == {}
