@@ -533,7 +533,7 @@ class AzureDevOpsConnector:
             if native is None or native in states:
                 continue
             try:
-                page = http.get(self._api(f"workitemtypes/{quote(native)}/states"),
+                page = http.get(self._api(f"workitemtypes/{quote(native, safe='')}/states"),
                                 {"api-version": API_VERSION})
             except TrackerStop as stop:
                 if stop.resumable:

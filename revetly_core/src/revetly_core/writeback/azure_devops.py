@@ -159,7 +159,7 @@ class AzureDevOpsWriter:
     def _states_now(self, item: RemoteItem) -> dict[str, str]:
         """The category -> first state table of the item's type, asked of the project."""
         kind = item.native_type or ""
-        page = self.http().get(self._wit(f"workitemtypes/{quote(kind)}/states"),
+        page = self.http().get(self._wit(f"workitemtypes/{quote(kind, safe='')}/states"),
                                {"api-version": API_VERSION})
         try:
             return first_state_of_category(states_categories(page.data))
