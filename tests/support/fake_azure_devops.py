@@ -114,6 +114,9 @@ class FakeAzureDevOps:
         self.faults: list[Fault] = []
         self.tick = 0
         self.url = ""
+        self.continuation_header = False
+        """Send the revisions' continuation token as ``x-ms-continuationtoken`` (as other
+        Azure DevOps listings do) instead of in the body."""
         self.comments: dict[int, dict[str, Any]] = {}
         """comment id -> the comment as the comments API serves it."""
         self.max_page = 1000
@@ -458,6 +461,10 @@ def _handler(fake: FakeAzureDevOps) -> type[BaseHTTPRequestHandler]:
                                                 .removesuffix("/states"))
             elif rest == "/reporting/workitemrevisions" and method == "GET":
                 status, data = fake.revisions_page(parts.path, query)
+                if fake.continuation_header and fault is None:
+                    token = data.pop("continuationToken")
+                    return self._send(status, json.dumps(data).encode(),
+                                      {"x-ms-continuationtoken": token})
             elif rest is not None and re.fullmatch(r"/workitems/\d+", rest, re.IGNORECASE) \
                     and method == "PATCH":
                 status, data = fake.patch_item(int(rest.rsplit("/", 1)[1]), {

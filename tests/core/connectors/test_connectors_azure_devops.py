@@ -224,6 +224,23 @@ def test_revisions_page_by_their_continuation_token(tmp_path: Path,
         assert notes[-1]["summary"] == "Signed off."
 
 
+def test_a_continuation_token_in_the_header_is_the_watermark(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TOKEN_ENV, TOKEN)
+    fake = FakeAzureDevOps()
+    fake.continuation_header = True
+    with serving(fake):
+        _populate(fake)
+        engine = azure_devops_instance(tmp_path, fake.url)
+        engine.sync()
+        fake.touch(4, history="Kept for later.")
+        fake.requests.clear()
+        engine.sync()
+        assert fake.requests[-1].query["continuationToken"] == "7"
+        assert engine.get_artifact("ADO-4", history_after="")["history_entries"][-1][
+            "summary"] == "Kept for later."
+
+
 def _backlog(fake: FakeAzureDevOps, count: int) -> None:
     for n in range(1, count + 1):
         fake.add_item(n, f"Work item number {n}")
