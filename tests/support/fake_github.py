@@ -405,13 +405,16 @@ def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
 
         def _fault(self, fault: Fault) -> None:
             if fault.disconnect:
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", "100000")
-                self.end_headers()
-                self.wfile.write(b'[{"number": 1, "title": "cut')
-                self.wfile.flush()
                 self.close_connection = True
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", "100000")
+                    self.end_headers()
+                    self.wfile.write(b'[{"number": 1, "title": "cut')
+                    self.wfile.flush()
+                except ConnectionError:  # the client hung up first: the cut is made either way
+                    pass
                 return
             self._send(fault.status, fault.body, fault.headers)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 from revetly_core.config import Config
@@ -23,7 +24,8 @@ class ClaimlessGitHub(GitHubWriter):
     keeps_claims = False
 
 
-def _claimless(config: Config, name: str, env: Mapping[str, str]) -> TrackerWriter | None:
+def _claimless(config: Config, name: str, env: Mapping[str, str],
+               root: Path) -> TrackerWriter | None:
     settings = next(s for s in config.connectors.github if s.name == name)
     return ClaimlessGitHub(settings, environ=env)
 

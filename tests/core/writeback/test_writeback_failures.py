@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from revetly_core import Engine
 from tests.core.writeback.conftest import DONE_VERDICTS, delivery_files
 from tests.support.fake_github import FakeGitHub
@@ -109,3 +111,18 @@ def test_check_names_what_did_not_land_until_it_does(gh: tuple[Engine, FakeGitHu
     assert engine.check()["ok"] is True  # a warning: nothing in the instance is broken
     engine.set_status("GH-1", "ready")
     assert not [p for p in engine.check()["problems"] if p["code"] == "writeback-not-landed"]
+
+
+def test_an_adapter_that_breaks_is_an_answer_not_a_crash(
+        gh: tuple[Engine, FakeGitHub], monkeypatch: pytest.MonkeyPatch) -> None:
+    from revetly_core.writeback.github import GitHubWriter
+
+    def broken(self: GitHubWriter, item: object, status: str) -> object:
+        raise KeyError("state")
+
+    engine, _ = gh
+    monkeypatch.setattr(GitHubWriter, "set_status", broken)
+    out = engine.set_status("GH-2", "discarded", reason="duplicate of GH-1")
+    assert out["writeback"]["not_landed"][0]["code"] == "internal"
+    assert "KeyError" in out["writeback"]["not_landed"][0]["detail"]
+    assert out["discard_reason"] == "duplicate of GH-1"

@@ -132,10 +132,11 @@ def test_a_source_id_is_kind_and_name() -> None:
 
 def test_the_adapter_is_chosen_by_the_source() -> None:
     config = Config(connectors=Config().connectors.__class__(github=[SETTINGS]))
-    assert isinstance(writer_for(config, "github/app", {}), GitHubWriter)
-    assert writer_for(config, "github/other", {}) is None
-    assert writer_for(config, "backlog-md/tasks", {}) is None
-    assert writer_for(config, "github", {}) is None
+    root = Path("/nonexistent")
+    assert isinstance(writer_for(config, "github/app", {}, root=root), GitHubWriter)
+    assert writer_for(config, "github/other", {}, root=root) is None
+    assert writer_for(config, "backlog-md/tasks", {}, root=root) is None
+    assert writer_for(config, "github", {}, root=root) is None
 
 
 def test_the_native_id_comes_from_metadata_else_the_id() -> None:

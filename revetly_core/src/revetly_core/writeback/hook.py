@@ -7,6 +7,7 @@ answer; the next ``set_status`` on the item lands it (markers keep a retried not
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +44,8 @@ from revetly_core.writes.git_commit import identity
 from revetly_core.writes.journal import WriteBatch, write_lock
 from revetly_core.writes.principal import Principal
 from revetly_core.writes.reviews import utc_now
+
+LOG = logging.getLogger("revetly.writeback")
 
 WRITEBACK_CRASH_POINTS = ("writeback-recorded", "writeback-step-landed")
 """Where a kill -9 test can stop a write-back: the record durable, no remote call yet; one
@@ -150,6 +153,11 @@ def land_steps(ctx: WriteContext, writer: TrackerWriter, item: RemoteItem,
         except WritebackFailed as exc:
             step.update(state=NOT_LANDED, failure={"code": exc.code, "detail": exc.detail,
                                                    "at": utc_now()})
+        except Exception as exc:  # an adapter's fault is an answer too, never a crash
+            LOG.exception("write-back step %s on %s failed", step["step"], item.artifact_id)
+            step.update(state=NOT_LANDED, failure={
+                "code": "internal", "detail": f"the adapter failed ({type(exc).__name__})",
+                "at": utc_now()})
         else:
             step["state"] = LANDED
             step.pop("failure", None)
@@ -198,7 +206,16 @@ def claim_fields(ctx: WriteContext, writer: TrackerWriter, held: Artifact, claim
 
 def tracker_set_status(ctx: WriteContext, held: Artifact, writer: TrackerWriter,
                        call: StatusCall) -> StatusAnswer:
-    """set_status on an item a write adapter reaches: local record first, then the tracker."""
+    """set_status on an item a write adapter reaches: local record first, then the tracker
+    (the adapter is closed however the call ends)."""
+    try:
+        return _tracker_set_status(ctx, held, writer, call)
+    finally:
+        writer.close()
+
+
+def _tracker_set_status(ctx: WriteContext, held: Artifact, writer: TrackerWriter,
+                        call: StatusCall) -> StatusAnswer:
     from revetly_core.writes.status import claim_refused, recovered_of, write_delivery
 
     item = remote_item(held)
@@ -244,10 +261,7 @@ def tracker_set_status(ctx: WriteContext, held: Artifact, writer: TrackerWriter,
                 {rel: digest_of(data) for rel, data in batch.planned.items()},
                 prior=_without_prior(record), seen_updated=held.source_updated_at)
             commit = _commit_with_record(ctx, batch, record, aid, new, claim, outcome, call)
-        try:
-            tried = land_steps(ctx, writer, item, record)
-        finally:
-            writer.close()
+        tried = land_steps(ctx, writer, item, record)
     answer.update(claim_fields(ctx, writer, held, claim, tried, record))
     report = writeback_report(held.source, tried)
     answer.update({"status": new, "commit": commit, "writeback": report,
@@ -256,6 +270,8 @@ def tracker_set_status(ctx: WriteContext, held: Artifact, writer: TrackerWriter,
                    "capture": ctx.captures.file(commit) if commit else None})
     if outcome is not None:
         answer["claim_outcome"] = outcome
+    if new == "discarded":
+        answer["discard_reason"] = call.reason
     if delivery is not None:
         answer["delivery"] = delivery
         note = _step(record.steps, STEP_DELIVERY_NOTE, delivery=delivery["artifact_id"])

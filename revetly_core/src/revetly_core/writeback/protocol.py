@@ -89,7 +89,8 @@ class TrackerWriter(Protocol):
 
     def refuse_status(self, item: RemoteItem, status: str) -> Refusal | None:
         """Why the tracker cannot hold ``status`` for this item (code ``tracker-cannot-hold``,
-        naming the status), or None. Asked before anything is written; no request."""
+        naming the status), or None. Asked before anything is written: it may read the
+        tracker (a work item type's states), never change it."""
         ...
 
     def set_status(self, item: RemoteItem, status: str) -> Landed:

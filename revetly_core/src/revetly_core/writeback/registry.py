@@ -9,18 +9,21 @@ alone there, as before. An adapter is added with one row here and one module bes
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from revetly_core.config import Config
 from revetly_core.model import Artifact
 from revetly_core.writeback.protocol import RemoteItem, TrackerWriter
 
-WriterFactory = Callable[[Config, str, Mapping[str, str]], "TrackerWriter | None"]
-"""(config, the source's declared name, the environment) -> its adapter, or None."""
+WriterFactory = Callable[[Config, str, Mapping[str, str], Path], "TrackerWriter | None"]
+"""(config, the source's declared name, the environment, the instance root) -> its adapter,
+or None."""
 
 
-def github_writer(config: Config, name: str, env: Mapping[str, str]) -> TrackerWriter | None:
-    """The GitHub adapter of ``[[connectors.github]]`` ``name``."""
+def github_writer(config: Config, name: str, env: Mapping[str, str],
+                  root: Path) -> TrackerWriter | None:
+    """The GitHub adapter of ``[[connectors.github]]`` ``name`` (the root is not needed)."""
     from revetly_core.writeback.github import GitHubWriter
 
     for settings in config.connectors.github:
@@ -53,11 +56,13 @@ def source_kind(source: str) -> tuple[str, str]:
 
 
 def writer_for(config: Config, source: str, env: Mapping[str, str],
-               writers: Mapping[str, WriterFactory] | None = None) -> TrackerWriter | None:
-    """The adapter that writes back to ``source``, or None when it has none."""
+               writers: Mapping[str, WriterFactory] | None = None, *,
+               root: Path) -> TrackerWriter | None:
+    """The adapter that writes back to ``source``, or None when it has none (``root``: the
+    instance, which a source's relative path is read from)."""
     kind, name = source_kind(source)
     factory = (WRITERS if writers is None else writers).get(kind)
-    return factory(config, name, env) if factory is not None and name else None
+    return factory(config, name, env, root) if factory is not None and name else None
 
 
 def native_id_of(artifact: Artifact) -> str:

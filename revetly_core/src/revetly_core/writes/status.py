@@ -121,7 +121,7 @@ def set_status(
     held = ctx.stored(aid)
     if held is not None and not held.deleted and held.source != "repository" \
             and held.type in WORK_ITEM_TYPES:
-        writer = writer_for(ctx.config, held.source, ctx.env)
+        writer = writer_for(ctx.config, held.source, ctx.env, root=ctx.root)
         if writer is not None:
             return tracker_set_status(ctx, held, writer,
                                       StatusCall(new, claimed_by, reason, verdicts, who, proj))
