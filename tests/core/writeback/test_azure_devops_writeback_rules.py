@@ -3,6 +3,8 @@ state it moves to, the patch it sends, and what it refuses before any request.""
 
 from __future__ import annotations
 
+from typing import Any
+
 from revetly_core.config import AzureDevOpsConnector as AzureDevOpsSettings
 from revetly_core.writeback.azure_devops import (
     AzureDevOpsWriter,
@@ -61,7 +63,34 @@ def test_a_status_no_work_item_holds_is_refused() -> None:
     assert refusal is not None and "parked" in refusal.detail
 
 
-def test_an_item_whose_states_were_not_read_is_not_refused_up_front() -> None:
+def test_an_item_whose_type_has_the_category_is_not_refused() -> None:
     writer = AzureDevOpsWriter(SETTINGS, environ={})
-    assert writer.refuse_status(_item(), "in-progress") is None
     assert writer.refuse_status(_item(category_states=AGILE), "done") is None
+    assert writer.requests == 0
+
+
+def _states_transport(states: list[tuple[str, str]] | None) -> Any:
+    import httpx
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if states is None:
+            return httpx.Response(503, json={"message": "busy"})
+        assert request.url.raw_path.startswith(
+            b"/fabrikam/Fabrikam%20Web/_apis/wit/workitemtypes/Test%20Plan/states")
+        return httpx.Response(200, json={"count": len(states), "value": [
+            {"name": n, "color": "b2b2b2", "category": c} for n, c in states]})
+    return httpx.MockTransport(answer)
+
+
+def test_an_item_read_without_its_types_states_asks_them_before_refusing() -> None:
+    writer = AzureDevOpsWriter(SETTINGS, environ={},
+                               transport=_states_transport([("Design", "Proposed")]))
+    refusal = writer.refuse_status(_item("Test Plan"), "in-progress")
+    assert refusal is not None and "'Test Plan'" in refusal.detail and writer.requests == 1
+
+
+def test_states_that_cannot_be_asked_leave_the_refusal_to_the_write() -> None:
+    writer = AzureDevOpsWriter(SETTINGS, environ={}, transport=_states_transport(None))
+    writer.http().retries = 0
+    writer.http().max_wait_seconds = 0
+    assert writer.refuse_status(_item("Test Plan"), "in-progress") is None

@@ -144,6 +144,11 @@ class AzureDevOpsWriter:
                            "set in-progress, ready, done or discarded",
                            {"id": item.artifact_id, "source": self.source, "status": status})
         table = known_category_states(item)
+        if table is None and item.native_type:
+            try:  # read without its type's states: ask them (a read, never a change)
+                table = self._states_now(item)
+            except TrackerStop:
+                table = None  # unknown: set_status asks again and names what it finds
         if table is not None and category not in table:
             kind = item.native_type or item.type
             return Refusal("tracker-cannot-hold",

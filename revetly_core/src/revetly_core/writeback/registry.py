@@ -32,9 +32,10 @@ def github_writer(config: Config, name: str, env: Mapping[str, str],
     return None
 
 
-def azure_devops_writer(config: Config, name: str,
-                        env: Mapping[str, str]) -> TrackerWriter | None:
-    """The Azure DevOps adapter of ``[[connectors.azure-devops]]`` ``name``."""
+def azure_devops_writer(config: Config, name: str, env: Mapping[str, str],
+                        root: Path) -> TrackerWriter | None:
+    """The Azure DevOps adapter of ``[[connectors.azure-devops]]`` ``name`` (the root is not
+    needed)."""
     from revetly_core.writeback.azure_devops import AzureDevOpsWriter
 
     for settings in config.connectors.azure_devops:
