@@ -165,6 +165,36 @@ class GitHubConnector:
         return {"prefix": self.prefix}
 
 
+# -- [[connectors.azure-devops]] (issue 17, the Azure DevOps source) --------------------------
+
+@dataclass(frozen=True)
+class AzureDevOpsConnector:
+    """An Azure DevOps project's work items, read over the REST API (docs/sources.md)."""
+
+    name: str
+    organization: str
+    project: str
+    """The Azure DevOps project (not a Revetly project: that is ``revetly_project``)."""
+    prefix: str
+    """The id family of its items (``ADO`` reads work item 12 as ``ADO-12``)."""
+    api_url: str = "https://dev.azure.com"
+    token_env: str | None = None
+    """The environment variable holding the personal access token (unset: anonymous)."""
+    area: str | None = None
+    """An area path: only work items under it are read."""
+    revetly_project: str | None = None
+    types: dict[str, list[str]] = field(default_factory=dict)
+    """Artifact type -> the work item type names that make an item that type."""
+    max_wait_seconds: int = 60
+    """The longest one rate-limit wait; a longer one ends the read partial."""
+    retries: int = 3
+    max_response_bytes: int = 20_000_000
+    max_body_bytes: int = 1_000_000
+
+    def prefixes(self) -> dict[str, str]:
+        return {"prefix": self.prefix}
+
+
 @dataclass(frozen=True)
 class ConnectorsSection:
     repository: RepositoryConnector = field(default_factory=RepositoryConnector)
@@ -173,6 +203,8 @@ class ConnectorsSection:
     """Written `[[connectors.backlog-md]]` in the file."""
     adr: list[AdrConnector] = field(default_factory=list)
     github: list[GitHubConnector] = field(default_factory=list)
+    azure_devops: list[AzureDevOpsConnector] = field(default_factory=list)
+    """Written `[[connectors.azure-devops]]` in the file."""
 
 
 @dataclass(frozen=True)
@@ -342,7 +374,8 @@ _NESTED: dict[type, dict[str, tuple[str, type]]] = {
     ConnectorsSection: {"repository": ("one", RepositoryConnector),
                         "commits": ("list", CommitsConnector),
                         "backlog_md": ("list", BacklogMdConnector), "adr": ("list", AdrConnector),
-                        "github": ("list", GitHubConnector)},
+                        "github": ("list", GitHubConnector),
+                        "azure_devops": ("list", AzureDevOpsConnector)},
     AuthSection: {"grants": ("one", GrantsSection)},
 }
 """Fields holding other sections: how (one, a list, a name -> section map) and of which class."""

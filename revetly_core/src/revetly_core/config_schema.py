@@ -13,7 +13,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from revetly_core.config import CONFIG_FILE, RANKING_LEGS, RANKING_SIGNALS
 from revetly_core.ids import DEFAULT_FAMILIES
@@ -233,6 +241,53 @@ class GitHubConnector(_Strict):
         return {"prefix": self.prefix}
 
 
+# -- [[connectors.azure-devops]] (issue 17, the Azure DevOps source) --------------------------
+
+_ADO_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]*$")
+
+
+class AzureDevOpsConnector(_Strict):
+    """An Azure DevOps project's work items, read over the REST API (docs/sources.md)."""
+
+    name: str
+    organization: str
+    project: str
+    prefix: str
+    api_url: str = "https://dev.azure.com"
+    token_env: str | None = None
+    area: str | None = None
+    revetly_project: str | None = None
+    types: dict[str, list[str]] = Field(default_factory=dict)
+    max_wait_seconds: int = Field(default=60, ge=0, le=3600)
+    retries: int = Field(default=3, ge=0, le=10)
+    max_response_bytes: int = Field(default=20_000_000, ge=1024)
+    max_body_bytes: int = Field(default=1_000_000, ge=1)
+
+    @field_validator("name", "prefix", "api_url", "token_env", "types")
+    @classmethod
+    def _like_github(cls, value: Any, info: ValidationInfo) -> Any:
+        """The rules these settings share with `[[connectors.github]]`."""
+        return getattr(GitHubConnector, f"_{info.field_name}")(value)
+
+    @field_validator("organization", "project")
+    @classmethod
+    def _org_or_project(cls, value: str) -> str:
+        if not _ADO_NAME.match(value) or value != value.strip():
+            raise ValueError(f"{value!r} must be an Azure DevOps name (letters, digits, "
+                             "spaces, '.', '_' or '-')")
+        return value
+
+    @field_validator("area")
+    @classmethod
+    def _area(cls, value: str | None) -> str | None:
+        if value is not None and (not value.strip() or any(c in value for c in "\n\r")):
+            raise ValueError(f"{value!r} must be one area path, e.g. 'Fabrikam\\\\Web'")
+        return value
+
+    def prefixes(self) -> dict[str, str]:
+        return {"prefix": self.prefix}
+
+
 class ConnectorsSection(_Strict):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -241,6 +296,7 @@ class ConnectorsSection(_Strict):
     backlog_md: list[BacklogMdConnector] = Field(default_factory=list, alias="backlog-md")
     adr: list[AdrConnector] = Field(default_factory=list)
     github: list[GitHubConnector] = Field(default_factory=list)
+    azure_devops: list[AzureDevOpsConnector] = Field(default_factory=list, alias="azure-devops")
 
 
 class IdsSection(_Strict):
@@ -424,12 +480,15 @@ class Config(_Strict):
 
 
 def _check_sources(config: Config, names: set[str]) -> None:
-    """Rules across sections for backlog-md, adr and github sources; each names its setting."""
+    """Rules across sections for backlog-md, adr, github and azure-devops sources; each names
+    its setting."""
     families = config.ids.families
     seen: dict[str, str] = {}
-    kinds: tuple[tuple[str, Sequence[_SourceRepo | GitHubConnector]], ...] = (
+    kinds: tuple[tuple[str, Sequence[_SourceRepo | GitHubConnector | AzureDevOpsConnector]],
+                 ...] = (
         ("backlog-md", config.connectors.backlog_md),
-        ("adr", config.connectors.adr), ("github", config.connectors.github))
+        ("adr", config.connectors.adr), ("github", config.connectors.github),
+        ("azure-devops", config.connectors.azure_devops))
     for kind, sources in kinds:
         for i, src in enumerate(sources):
             where = f"connectors.{kind}.{i}"
@@ -437,8 +496,9 @@ def _check_sources(config: Config, names: set[str]) -> None:
                 raise ValueError(f"{where}.name: {src.name!r} already names another source "
                                  f"({seen[src.name]})")
             seen[src.name] = kind
-            if src.project is not None and names and src.project not in names:
-                raise ValueError(f"{where}.project: unknown project {src.project!r}")
+            setting, into = _instance_project(src)
+            if into is not None and names and into not in names:
+                raise ValueError(f"{where}.{setting}: unknown project {into!r}")
             for setting, family in src.prefixes().items():
                 if family not in families:
                     raise ValueError(f"{where}.{setting}: family {family!r} is not declared "
@@ -451,6 +511,15 @@ def _check_sources(config: Config, names: set[str]) -> None:
                 if alias in families:
                     raise ValueError(f"{where}.aliases: {alias!r} is a declared family, so it "
                                      "cannot also spell another one")
+
+
+def _instance_project(src: _SourceRepo | GitHubConnector | AzureDevOpsConnector,
+                      ) -> tuple[str, str | None]:
+    """(setting, value) naming the Revetly project a source's items land in: `project`, or
+    `revetly_project` on Azure DevOps, whose `project` is its own."""
+    if isinstance(src, AzureDevOpsConnector):
+        return "revetly_project", src.revetly_project
+    return "project", src.project
 
 
 def _setting_of(loc: tuple[int | str, ...]) -> str:

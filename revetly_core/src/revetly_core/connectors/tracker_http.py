@@ -46,6 +46,8 @@ class Page:
     next_url: str | None
     etag: str | None
     not_modified: bool = False
+    headers: Mapping[str, str] = field(default_factory=dict)
+    """The response's headers (case-insensitive), e.g. a continuation token."""
 
 
 @dataclass
@@ -84,6 +86,16 @@ class TrackerHttp:
             etag: str | None = None) -> Page:
         """GET one page, waiting out rate limits up to the cap and retrying 5xx and
         disconnects with backoff; raises TrackerStop when it cannot answer."""
+        return self.request("GET", url, params, etag=etag)
+
+    def post(self, url: str, params: Mapping[str, str] | None, body: Any) -> Page:
+        """POST a JSON body (a query, not a change: retried like a GET, so only for reads
+        such as Azure DevOps' WIQL and work item batches)."""
+        return self.request("POST", url, params, body=body)
+
+    def request(self, method: str, url: str, params: Mapping[str, str] | None = None, *,
+                etag: str | None = None, body: Any = None) -> Page:
+        """One request answered as a Page, with the waits and retries of ``get``."""
         import httpx
 
         if not same_origin(url, self.api_url):
@@ -94,7 +106,8 @@ class TrackerHttp:
         while True:
             self.requests += 1
             try:
-                status, resp_headers, body, links = self._send(url, params, headers)
+                status, resp_headers, raw, links = self._send(url, params, headers,
+                                                              method=method, body=body)
             except httpx.TransportError as exc:
                 reason = f"the connection failed ({type(exc).__name__})"
                 attempt = self._retry_or_stop(attempt, "disconnected", reason)
@@ -110,16 +123,18 @@ class TrackerHttp:
                                               f"the server answered {status}")
                 continue
             if status >= 400:
-                raise TrackerStop("refused", refusal_detail(status, body), resumable=False)
-            return Page(decode_json(body), links.get("next", {}).get("url"),
-                        resp_headers.get("etag"))
+                raise TrackerStop("refused", refusal_detail(status, raw), resumable=False)
+            return Page(decode_json(raw), links.get("next", {}).get("url"),
+                        resp_headers.get("etag"), headers=resp_headers)
 
     def send(self, method: str, url: str, body: Any = None, *, idempotent: bool,
-             params: Mapping[str, str] | None = None, missing_ok: bool = False) -> Page:
+             params: Mapping[str, str] | None = None, missing_ok: bool = False,
+             headers: Mapping[str, str] | None = None) -> Page:
         """A write request (POST, PATCH, PUT, DELETE) with a JSON body: rate limits waited out
         as for a read; a 5xx or a disconnect is retried only when the request is idempotent
         (a POST that may have landed is never sent twice here: its caller finds it by marker).
-        ``missing_ok`` answers a 404 as a page holding None (a label already gone)."""
+        ``missing_ok`` answers a 404 as a page holding None (a label already gone); ``headers``
+        go with it (Azure DevOps' ``application/json-patch+json``)."""
         import httpx
 
         if not same_origin(url, self.api_url):
@@ -129,8 +144,8 @@ class TrackerHttp:
         while True:
             self.requests += 1
             try:
-                status, resp_headers, data, _ = self._send(url, params, {}, method=method,
-                                                           body=body)
+                status, resp_headers, data, _ = self._send(url, params, dict(headers or {}),
+                                                           method=method, body=body)
             except httpx.TransportError as exc:
                 reason = f"the connection failed ({type(exc).__name__})"
                 if not idempotent:
@@ -212,7 +227,10 @@ def backoff_seconds(attempt: int) -> float:
 
 def rate_limit_wait(status: int, headers: Mapping[str, str], now: float) -> float | None:
     """Seconds a 403/429 asks to wait (``Retry-After``, else ``x-ratelimit-remaining: 0`` with
-    ``x-ratelimit-reset``), or None when the answer is not a rate limit."""
+    ``x-ratelimit-reset``), or a 503's ``Retry-After`` (Azure DevOps' throttling); None when the
+    answer is not a rate limit."""
+    if status == 503 and headers.get("retry-after") is not None:
+        return _retry_after_seconds(headers["retry-after"], now)
     if status not in (403, 429):
         return None
     retry_after = headers.get("retry-after")

@@ -46,9 +46,22 @@ def backlog_md_writer(config: Config, name: str, env: Mapping[str, str],
     return BacklogMdWriter(target)
 
 
+def azure_devops_writer(config: Config, name: str, env: Mapping[str, str],
+                        root: Path) -> TrackerWriter | None:
+    """The Azure DevOps adapter of ``[[connectors.azure-devops]]`` ``name`` (the root is not
+    needed)."""
+    from revetly_core.writeback.azure_devops import AzureDevOpsWriter
+
+    for settings in config.connectors.azure_devops:
+        if settings.name == name:
+            return AzureDevOpsWriter(settings, environ=env)
+    return None
+
+
 WRITERS: dict[str, WriterFactory] = {
     "github": github_writer,
     "backlog-md": backlog_md_writer,
+    "azure-devops": azure_devops_writer,
 }
 
 
