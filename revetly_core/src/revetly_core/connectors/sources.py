@@ -10,11 +10,13 @@ from revetly_core.config import Config
 from revetly_core.connectors.adr import AdrConnector
 from revetly_core.connectors.backlog_md import BacklogMdConnector
 from revetly_core.connectors.github import GitHubConnector, github_source_id
+from revetly_core.connectors.todoist import TodoistConnector, todoist_source_id
 
 if TYPE_CHECKING:
     from revetly_core.store.protocols import Store
 
-DeclaredSource = BacklogMdConnector | AdrConnector | GitHubConnector
+TrackerSource = GitHubConnector | TodoistConnector
+DeclaredSource = BacklogMdConnector | AdrConnector | TrackerSource
 
 
 def folder_sources(root: Path, config: Config) -> list[BacklogMdConnector | AdrConnector]:
@@ -25,9 +27,11 @@ def folder_sources(root: Path, config: Config) -> list[BacklogMdConnector | AdrC
     return out
 
 
-def tracker_sources(config: Config) -> list[GitHubConnector]:
-    """One connector per `[[connectors.github]]` entry."""
-    return [GitHubConnector(s, config) for s in config.connectors.github]
+def tracker_sources(config: Config) -> list[TrackerSource]:
+    """One connector per `[[connectors.github]]` and `[[connectors.todoist]]` entry."""
+    out: list[TrackerSource] = [GitHubConnector(s, config) for s in config.connectors.github]
+    out.extend(TodoistConnector(s, config) for s in config.connectors.todoist)
+    return out
 
 
 def declared_sources(root: Path, config: Config) -> list[DeclaredSource]:
@@ -66,6 +70,7 @@ def check_declared_sources(root: Path, config: Config,
 def tracker_problems(config: Config, store: Store) -> tuple[int, list[CheckProblem]]:
     """(items held, problems) of every tracker source as its last pass stored them."""
     ids = {github_source_id(s.name) for s in config.connectors.github}
+    ids |= {todoist_source_id(s.name) for s in config.connectors.todoist}
     held = sum(len(store.known(source)) for source in sorted(ids))
     out: list[CheckProblem] = []
     for row in store.problems():

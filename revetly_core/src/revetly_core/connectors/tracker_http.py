@@ -84,6 +84,16 @@ class TrackerHttp:
             etag: str | None = None) -> Page:
         """GET one page, waiting out rate limits up to the cap and retrying 5xx and
         disconnects with backoff; raises TrackerStop when it cannot answer."""
+        return self.request("GET", url, params, etag=etag)
+
+    def post_form(self, url: str, form: Mapping[str, str]) -> Page:
+        """POST a form (Todoist's sync endpoint reads with one), with GET's waits, retries
+        and stops; the API must take the same request twice without harm (a read does)."""
+        return self.request("POST", url, None, form=form)
+
+    def request(self, method: str, url: str, params: Mapping[str, str] | None = None, *,
+                etag: str | None = None, form: Mapping[str, str] | None = None) -> Page:
+        """One request answered as a Page, or TrackerStop (see ``get``)."""
         import httpx
 
         if not same_origin(url, self.api_url):
@@ -94,7 +104,8 @@ class TrackerHttp:
         while True:
             self.requests += 1
             try:
-                status, resp_headers, body, links = self._send(url, params, headers)
+                status, resp_headers, body, links = self._send(method, url, params, headers,
+                                                               form)
             except httpx.TransportError as exc:
                 reason = f"the connection failed ({type(exc).__name__})"
                 attempt = self._retry_or_stop(attempt, "disconnected", reason)
@@ -114,9 +125,11 @@ class TrackerHttp:
             return Page(decode_json(body), links.get("next", {}).get("url"),
                         resp_headers.get("etag"))
 
-    def _send(self, url: str, params: Mapping[str, str] | None, headers: dict[str, str],
+    def _send(self, method: str, url: str, params: Mapping[str, str] | None,
+              headers: dict[str, str], form: Mapping[str, str] | None = None,
               ) -> tuple[int, httpx.Headers, bytes, dict[str, dict[str, str]]]:
-        with self.client().stream("GET", url, params=params, headers=headers) as resp:
+        with self.client().stream(method, url, params=params, headers=headers,
+                                  data=dict(form) if form is not None else None) as resp:
             chunks: list[bytes] = []
             size = 0
             for chunk in resp.iter_bytes():
@@ -209,8 +222,9 @@ def refusal_detail(status: int, body: bytes) -> str:
     message = ""
     try:
         data = json.loads(body[:4096])
-        if isinstance(data, dict) and isinstance(data.get("message"), str):
-            message = f": {data['message'][:200]}"
+        said = data.get("message", data.get("error")) if isinstance(data, dict) else None
+        if isinstance(said, str):  # GitHub says "message", Todoist "error"
+            message = f": {said[:200]}"
     except (ValueError, RecursionError):
         pass
     hint = " (check the token and its scopes)" if status in (401, 403) else ""
