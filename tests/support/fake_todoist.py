@@ -82,6 +82,9 @@ class FakeTodoist:
         self.requests: list[Request] = []
         self.faults: list[Fault] = []
         self.done_commands: dict[str, Any] = {}
+        self.closed: dict[str, dt.datetime] = {}
+        """Task id -> when it was completed, by the fake's own record: a served field a test
+        broke never moves a task between the full sync and the completed listing."""
         self.url = ""
         self._lock = threading.Lock()
         self._seen: dict[int, int] = {}
@@ -132,8 +135,11 @@ class FakeTodoist:
                  checked: bool = False, priority: int = 1) -> dict[str, Any]:
         """A task as the sync endpoint serves it; a checked one is completed now."""
         when = self.now()
+        task_id = self._new_id("item")
+        if checked:
+            self.closed[task_id] = _parse(when)
         return self._put("items", {
-            "id": self._new_id("item"), "user_id": USER_ID,
+            "id": task_id, "user_id": USER_ID,
             "project_id": project_id or self.project_id, "section_id": section,
             "parent_id": parent, "added_by_uid": USER_ID, "assigned_by_uid": None,
             "responsible_uid": responsible, "labels": list(labels), "deadline": None,
@@ -151,6 +157,7 @@ class FakeTodoist:
 
     def complete(self, task_id: str) -> dict[str, Any]:
         when = self.now()
+        self.closed[task_id] = _parse(when)
         return self.touch(task_id, checked=True, completed_at=when, completed_by_uid=USER_ID)
 
     def delete(self, task_id: str) -> dict[str, Any]:
@@ -222,10 +229,10 @@ class FakeTodoist:
 
     def _live(self, kind: str, obj: dict[str, Any]) -> bool:
         """What a full sync lists: nothing deleted, no completed task nor its comments."""
-        if obj.get("is_deleted"):
+        if obj.get("is_deleted") is True:
             return False
         if kind == "items":
-            return not obj["checked"]
+            return obj["id"] not in self.closed
         if kind == "notes":
             item = self.objects["items"].get(obj["item_id"])
             return item is not None and self._live("items", item)
@@ -270,11 +277,11 @@ class FakeTodoist:
         offset = int(base64.urlsafe_b64decode(query["cursor"]).decode()) if \
             query.get("cursor") else 0
         with self._lock:
-            rows = [dict(o) for o in self.objects["items"].values()
-                    if o["checked"] and not o["is_deleted"] and o["completed_at"]
-                    and since <= _parse(o["completed_at"]) <= until
-                    and o["project_id"] == query.get("project_id", o["project_id"])]
-        rows.sort(key=lambda o: (o["completed_at"], o["id"]), reverse=True)
+            rows = [dict(o) for i, o in self.objects["items"].items()
+                    if i in self.closed and not o.get("is_deleted")
+                    and since <= self.closed[i] <= until
+                    and o.get("project_id") == query.get("project_id", o.get("project_id"))]
+        rows.sort(key=lambda o: (self.closed[o["id"]], o["id"]), reverse=True)
         page = rows[offset: offset + limit]
         more = offset + limit < len(rows)
         nxt = base64.urlsafe_b64encode(str(offset + limit).encode()).decode() if more else None
