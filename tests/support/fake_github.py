@@ -6,7 +6,13 @@ shaped as GitHub documents them: JSON arrays of issue / comment objects, ``state
 ``next``/``last``, a weak ``ETag`` answered by 304 on ``If-None-Match``, and the
 ``x-ratelimit-*`` headers. Faults are injected per path: a status with headers (403/429 rate
 limits, 5xx), a body that is not JSON, or a connection dropped mid-body. Every request is
-recorded (path, query, headers) so tests assert what the connector sent.
+recorded (method, path, query, headers, JSON body) so tests assert what the connector sent.
+
+The write side (what the GitHub write adapter calls) is served too: ``PATCH`` an issue's
+state, ``POST``/``DELETE`` an issue's labels, ``GET``/``POST`` an issue's comments, ``PATCH``
+a comment, and ``GET`` a repository label. A fault may be limited to one method, and may
+apply the write before it drops the connection (``apply_first``: the answer is lost, the
+write is not).
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ class Request:
     path: str
     query: dict[str, str]
     headers: dict[str, str]
+    method: str = "GET"
+    body: Any = None
 
 
 @dataclass
@@ -54,6 +62,10 @@ class Fault:
     after: int = 0
     """Matching requests answered normally before this fault applies."""
     times: int = 1
+    method: str | None = None
+    """Only requests of this method (None: any)."""
+    apply_first: bool = False
+    """Carry the write out, then fault (a lost answer to a write that landed)."""
 
 
 class FakeGitHub:
@@ -71,6 +83,8 @@ class FakeGitHub:
         self._seen: dict[int, int] = {}
         self.clock: dict[tuple[str, int], tuple[str, str]] = {}
         """(kind, key) -> (created_at, updated_at) as the fake keeps them."""
+        self.repo_labels: set[str] = set()
+        """The repository's labels (an issue's labels are created here when added)."""
 
     # -- building the repository -----------------------------------------------------------
 
@@ -179,6 +193,12 @@ class FakeGitHub:
             elif path == f"/repos/{self.repo}/issues/comments":
                 found = list(self.comments.items())
                 prefix = "comment"
+            elif path.startswith(f"/repos/{self.repo}/issues/") and path.endswith("/comments"):
+                number = path.rsplit("/", 2)[-2]
+                found = [(k, c) for k, c in self.comments.items()
+                         if c["issue_url"].endswith(f"/issues/{number}")]
+                prefix = "comment"
+                query = {**query, "sort": "created", "direction": "asc"}
             else:
                 return None
             rows = [(self.clock[(prefix, k)], k, r) for k, r in found]
@@ -190,9 +210,11 @@ class FakeGitHub:
                   reverse=query.get("direction", "desc") == "desc")
         return [row[2] for row in rows]  # the caller copies only the page it serves
 
-    def fault_for(self, path: str) -> Fault | None:
+    def fault_for(self, path: str, method: str = "GET") -> Fault | None:
         with self._lock:
             for fault in self.faults:
+                if fault.method is not None and fault.method != method:
+                    continue
                 if path.endswith(fault.path) and fault.times > 0:
                     seen = self._seen.get(id(fault), 0)
                     self._seen[id(fault)] = seen + 1
@@ -203,6 +225,106 @@ class FakeGitHub:
 
     def paths_requested(self) -> list[str]:
         return [r.path for r in self.requests]
+
+    def writes(self) -> list[Request]:
+        """The requests that were not reads, in the order received."""
+        return [r for r in self.requests if r.method != "GET"]
+
+    def comments_on(self, issue: int) -> list[dict[str, Any]]:
+        """An issue's comments, oldest first."""
+        with self._lock:
+            return [c for c in self.comments.values()
+                    if c["issue_url"].endswith(f"/issues/{issue}")]
+
+    def label_names(self, issue: int) -> list[str]:
+        with self._lock:
+            return [lb["name"] for lb in self.items[issue]["labels"]]
+
+    # -- the write side ----------------------------------------------------------------------
+
+    def write(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+        """Carry out one write request as GitHub does: (status, the JSON answered)."""
+        base = f"/repos/{self.repo}/"
+        rest = path[len(base):] if path.startswith(base) else ""
+        parts = rest.split("/")
+        if parts[:2] == ["issues", "comments"] and len(parts) == 3 and method == "PATCH":
+            return self._edit_comment(int(parts[2]), body)
+        if parts[0] != "issues" or len(parts) < 2 or not parts[1].isdigit():
+            return 404, {"message": "Not Found"}
+        number = int(parts[1])
+        if number not in self.items:
+            return 404, {"message": "Not Found"}
+        if len(parts) == 2 and method == "PATCH":
+            return self._edit_issue(number, body)
+        if parts[2:] == ["comments"] and method == "POST":
+            return 201, self.add_comment(number, str(body["body"]), author="revetly-bot")
+        if parts[2:] == ["labels"] and method == "POST":
+            return self._add_labels(number, list(body["labels"]))
+        if len(parts) == 4 and parts[2] == "labels" and method == "DELETE":
+            return self._remove_label(number, parts[3])
+        return 404, {"message": "Not Found"}
+
+    def _edit_issue(self, number: int, body: dict[str, Any]) -> tuple[int, Any]:
+        changes: dict[str, Any] = {k: body[k] for k in ("state", "state_reason", "title",
+                                                        "body") if k in body}
+        if changes.get("state") == "open":
+            changes.setdefault("state_reason", "reopened" if self.items[number]["state"] ==
+                               "closed" else None)
+            changes["closed_at"] = None
+        elif changes.get("state") == "closed":
+            changes["closed_at"] = stamp(self.tick + 60)
+        self.touch(number, **changes)
+        with self._lock:
+            return 200, json.loads(json.dumps(self.items[number]))
+
+    def _label(self, name: str) -> dict[str, Any]:
+        return {"id": 100 + abs(hash(name)) % 1000, "node_id": f"L_{name}",
+                "url": self._api(f"labels/{name}"), "name": name, "color": "ededed",
+                "default": False, "description": None}
+
+    def _add_labels(self, number: int, names: list[str]) -> tuple[int, Any]:
+        with self._lock:
+            held = self.items[number]["labels"]
+            for name in names:
+                self.repo_labels.add(name)
+                if not any(lb["name"].casefold() == name.casefold() for lb in held):
+                    held.append(self._label(name))
+        self.touch(number)
+        with self._lock:
+            return 200, list(self.items[number]["labels"])
+
+    def _remove_label(self, number: int, name: str) -> tuple[int, Any]:
+        from urllib.parse import unquote
+
+        name = unquote(name)
+        with self._lock:
+            held = self.items[number]["labels"]
+            kept = [lb for lb in held if lb["name"].casefold() != name.casefold()]
+            if len(kept) == len(held):
+                return 404, {"message": "Label does not exist"}
+            self.items[number]["labels"] = kept
+        self.touch(number)
+        with self._lock:
+            return 200, list(self.items[number]["labels"])
+
+    def _edit_comment(self, cid: int, body: dict[str, Any]) -> tuple[int, Any]:
+        if cid not in self.comments:
+            return 404, {"message": "Not Found"}
+        when = self._next_time()
+        with self._lock:
+            comment = self.comments[cid]
+            comment.update(body=str(body["body"]), updated_at=when)
+            self.clock[("comment", cid)] = (self.clock[("comment", cid)][0], when)
+            return 200, dict(comment)
+
+    def repo_label(self, name: str) -> tuple[int, Any]:
+        """GET /repos/{repo}/labels/{name}."""
+        from urllib.parse import unquote
+
+        name = unquote(name)
+        if name in self.repo_labels:
+            return 200, self._label(name)
+        return 404, {"message": "Not Found"}
 
 
 def _user(login: str) -> dict[str, Any]:
@@ -217,14 +339,46 @@ def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             """Quiet: the fake's record is ``fake.requests``."""
 
-        def do_GET(self) -> None:
+        def _record(self, method: str) -> tuple[str, dict[str, str], Any]:
             parts = urlsplit(self.path)
             query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+            size = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(size) if size else b""
+            body = json.loads(raw) if raw else None
             fake.requests.append(Request(parts.path, query, {k.lower(): v for k, v in
-                                                             self.headers.items()}))
-            fault = fake.fault_for(parts.path)
+                                                             self.headers.items()},
+                                         method, body))
+            return parts.path, query, body
+
+        def _write(self, method: str) -> None:
+            path, _, body = self._record(method)
+            fault = fake.fault_for(path, method)
+            if fault is not None and not fault.apply_first:
+                return self._fault(fault)
+            status, answer = fake.write(method, path, body)
             if fault is not None:
                 return self._fault(fault)
+            self._send(status, json.dumps(answer).encode())
+
+        def do_POST(self) -> None:
+            self._write("POST")
+
+        def do_PATCH(self) -> None:
+            self._write("PATCH")
+
+        def do_DELETE(self) -> None:
+            self._write("DELETE")
+
+        def do_GET(self) -> None:
+            path, query, _ = self._record("GET")
+            fault = fake.fault_for(path, "GET")
+            if fault is not None:
+                return self._fault(fault)
+            label_path = f"/repos/{fake.repo}/labels/"
+            if path.startswith(label_path):
+                status, answer = fake.repo_label(path[len(label_path):])
+                return self._send(status, json.dumps(answer).encode())
+            parts = urlsplit(self.path)
             rows = fake.listing(parts.path, query)
             if rows is None:
                 return self._send(404, b'{"message": "Not Found"}')

@@ -264,6 +264,14 @@ class AuthSection:
 
 
 @dataclass(frozen=True)
+class BackendSection:
+    """[backend]: what the write adapters put on a tracker (revetly_core.writeback)."""
+
+    tracker_note: bool = True
+    """Post a ship's delivery record as a note on the tracker item (``delivery_note``)."""
+
+
+@dataclass(frozen=True)
 class ServedSection:
     """[served]: the Streamable HTTP endpoint (`revetly serve --http`)."""
 
@@ -293,6 +301,7 @@ class Config:
     index: IndexSection = field(default_factory=IndexSection)
     auth: AuthSection = field(default_factory=AuthSection)
     served: ServedSection = field(default_factory=ServedSection)
+    backend: BackendSection = field(default_factory=BackendSection)
     embedding: EmbeddingSection | None = None
     """[embedding]: the semantic leg's provider; absent (or provider = "none") is lite."""
 
@@ -354,7 +363,7 @@ _NESTED: dict[type, dict[str, tuple[str, type]]] = {
              "backlog": ("one", BacklogSection), "extraction": ("one", ExtractionSection),
              "read": ("one", ReadSection), "index": ("one", IndexSection),
              "auth": ("one", AuthSection), "served": ("one", ServedSection),
-             "embedding": ("one", EmbeddingSection)},
+             "backend": ("one", BackendSection), "embedding": ("one", EmbeddingSection)},
     ConnectorsSection: {"repository": ("one", RepositoryConnector),
                         "commits": ("list", CommitsConnector),
                         "backlog_md": ("list", BacklogMdConnector), "adr": ("list", AdrConnector),

@@ -397,6 +397,13 @@ class AuthSection(_Strict):
         return value
 
 
+class BackendSection(_Strict):
+    """[backend]: what the write adapters put on a tracker (revetly_core.writeback)."""
+
+    tracker_note: bool = True
+    """Post a ship's delivery record as a note on the tracker item (``delivery_note``)."""
+
+
 class ServedSection(_Strict):
     """[served]: the Streamable HTTP endpoint (`revetly serve --http`)."""
 
@@ -449,6 +456,7 @@ class Config(_Strict):
     index: IndexSection = Field(default_factory=IndexSection)
     auth: AuthSection = Field(default_factory=AuthSection)
     served: ServedSection = Field(default_factory=ServedSection)
+    backend: BackendSection = Field(default_factory=BackendSection)
     embedding: EmbeddingSection | None = None
 
     @field_validator("ranking")

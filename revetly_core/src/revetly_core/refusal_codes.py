@@ -115,6 +115,8 @@ REFUSAL_CODES: tuple[RefusalCode, ...] = (
     _code("not-a-live-work-item", "the id names no live work item", "name a live work item"),
     _code("not-in-this-store", "the item is held by a source this instance does not write to",
           "set its status where it is held"),
+    _code("tracker-cannot-hold", "the tracker holding the item has no state for that status",
+          "set a status the tracker holds (docs/sources.md says which)"),
     _code("reason-required", "discarding an item needs a reason", "pass reason"),
     _code("verdicts-required", "a criterion of the item has no verdict",
           "give a verdict (met, partial or not-met) for every criterion"),

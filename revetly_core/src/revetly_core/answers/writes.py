@@ -122,6 +122,12 @@ class StatusAnswer(TypedDict, total=False):
     holder: str
     held_since: str
     recovered: list[Any]
+    writeback: JSONObject
+    """What a write adapter landed on the tracker and what it did not (``not_landed``)."""
+    claim_note: JSONObject
+    delivery_note: JSONObject
+    claim_kept: JSONObject
+    claim_not_recorded: str
 
 
 class WrittenNote(TypedDict, total=False):

@@ -104,8 +104,8 @@ class TrackerHttp:
         while True:
             self.requests += 1
             try:
-                status, resp_headers, body, links = self._send(method, url, params, headers,
-                                                               form)
+                status, resp_headers, body, links = self._send(url, params, headers,
+                                                               method=method, form=form)
             except httpx.TransportError as exc:
                 reason = f"the connection failed ({type(exc).__name__})"
                 attempt = self._retry_or_stop(attempt, "disconnected", reason)
@@ -125,11 +125,54 @@ class TrackerHttp:
             return Page(decode_json(body), links.get("next", {}).get("url"),
                         resp_headers.get("etag"))
 
-    def _send(self, method: str, url: str, params: Mapping[str, str] | None,
-              headers: dict[str, str], form: Mapping[str, str] | None = None,
+    def send(self, method: str, url: str, body: Any = None, *, idempotent: bool,
+             params: Mapping[str, str] | None = None, missing_ok: bool = False) -> Page:
+        """A write request (POST, PATCH, PUT, DELETE) with a JSON body: rate limits waited out
+        as for a read; a 5xx or a disconnect is retried only when the request is idempotent
+        (a POST that may have landed is never sent twice here: its caller finds it by marker).
+        ``missing_ok`` answers a 404 as a page holding None (a label already gone)."""
+        import httpx
+
+        if not same_origin(url, self.api_url):
+            raise TrackerStop("refused", "a write points outside the configured api_url; the "
+                              "token is sent only there", resumable=False)
+        attempt = 0
+        while True:
+            self.requests += 1
+            try:
+                status, resp_headers, data, _ = self._send(url, params, {}, method=method,
+                                                           body=body)
+            except httpx.TransportError as exc:
+                reason = f"the connection failed ({type(exc).__name__})"
+                if not idempotent:
+                    raise TrackerStop("disconnected", reason, resumable=True) from None
+                attempt = self._retry_or_stop(attempt, "disconnected", reason)
+                continue
+            wait = rate_limit_wait(status, resp_headers, self.clock())
+            if wait is not None:
+                self._wait_or_stop(wait)
+                continue
+            if status >= 500:
+                reason = f"the server answered {status}"
+                if not idempotent:
+                    raise TrackerStop("server-error", reason, resumable=True)
+                attempt = self._retry_or_stop(attempt, "server-error", reason)
+                continue
+            if status == 404 and missing_ok:
+                return Page(None, None, None)
+            if status >= 400:
+                raise TrackerStop("refused", refusal_detail(status, data), resumable=False)
+            return Page(decode_json(data) if data.strip() else None, None,
+                        resp_headers.get("etag"))
+
+    def _send(self, url: str, params: Mapping[str, str] | None, headers: dict[str, str], *,
+              method: str = "GET", body: Any = None, form: Mapping[str, str] | None = None,
               ) -> tuple[int, httpx.Headers, bytes, dict[str, dict[str, str]]]:
+        extra: dict[str, Any] = {} if body is None else {"json": body}
+        if form is not None:
+            extra["data"] = dict(form)
         with self.client().stream(method, url, params=params, headers=headers,
-                                  data=dict(form) if form is not None else None) as resp:
+                                  **extra) as resp:
             chunks: list[bytes] = []
             size = 0
             for chunk in resp.iter_bytes():

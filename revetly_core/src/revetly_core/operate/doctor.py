@@ -142,6 +142,36 @@ def problems_warning(source: str, problems: int) -> DoctorWarning | None:
             "fix": "run `revetly check` to name each one and what is wrong with it"}
 
 
+def label_warning(source: str, repo: str, label: str, exists: bool | None) -> DoctorWarning | None:
+    """A GitHub source whose in-progress label is not in the repository (or could not be
+    looked up): set_status in-progress needs it, so it is named until it exists."""
+    if exists:
+        return None
+    if exists is None:
+        return {"code": "in-progress-label-unchecked",
+                "detail": f"{source}: could not ask {repo} whether its in-progress label "
+                          f"{label!r} exists", "fix": "check the token and api_url, then run "
+                          "`revetly doctor` again"}
+    return {"code": "in-progress-label-missing",
+            "detail": f"{source}: {repo} has no label {label!r}; set_status in-progress puts "
+                      "it on the issue", "fix": f"create the label {label!r} in {repo} (or set "
+                      "in_progress_label to one it has)"}
+
+
+def label_warnings(config: Config) -> list[DoctorWarning]:
+    """The in-progress label line of each declared GitHub source (one request each)."""
+    from revetly_core.connectors.github import github_source_id
+    from revetly_core.writeback.github import label_exists
+
+    out: list[DoctorWarning] = []
+    for settings in config.connectors.github:
+        found = label_warning(github_source_id(settings.name), settings.repo,
+                              settings.in_progress_label, label_exists(settings))
+        if found is not None:
+            out.append(found)
+    return out
+
+
 def state_warnings(health: HealthAnswer | None) -> list[DoctorWarning]:
     """What the store's own state says is wrong: never read, last pass failed, index behind."""
     if health is None:
@@ -216,6 +246,7 @@ def doctor(root: Path, config: Config) -> DoctorAnswer:
     for found in (proxy_warning(declared), _endpoint_check(declared)):
         if found is not None:
             warnings.append(found)
+    warnings.extend(label_warnings(config))
     index: DoctorIndex | None = None if health is None else {
         **health["index"], "store_revision": health["corpus_revision"]}
     return {

@@ -7,6 +7,8 @@ from typing import Any
 from revetly_core.answers.writes import StatusAnswer
 from revetly_core.model import WORK_ITEM_STATUSES, WORK_ITEM_TYPES, Artifact
 from revetly_core.refusal import Refusal
+from revetly_core.writeback.hook import StatusCall, tracker_set_status
+from revetly_core.writeback.registry import writer_for
 from revetly_core.writes.answers import wrote_nothing
 from revetly_core.writes.claims import Claim, clears_claim, decide_claim
 from revetly_core.writes.context import WriteContext
@@ -119,6 +121,10 @@ def set_status(
     held = ctx.stored(aid)
     if held is not None and not held.deleted and held.source != "repository" \
             and held.type in WORK_ITEM_TYPES:
+        writer = writer_for(ctx.config, held.source, ctx.env)
+        if writer is not None:
+            return tracker_set_status(ctx, held, writer,
+                                      StatusCall(new, claimed_by, reason, verdicts, who, proj))
         return delivery_only(ctx, held, new, verdicts, who, proj)
     kind = "delivery" if new == "done" else "status-set"
     with write_lock(ctx.paths.state, ctx.root, kind) as batch:

@@ -1,0 +1,218 @@
+"""The GitHub write adapter: an issue's state and in-progress label, one claim comment edited
+in place, and delivery notes as comments — over the REST API through ``tracker_http`` (the
+token goes only to ``api_url``'s origin).
+
+| Revetly status | the issue                                          |
+|----------------|----------------------------------------------------|
+| in-progress    | open, with the in-progress label                   |
+| ready          | open, without it                                   |
+| done           | closed as completed, without it                    |
+| discarded      | closed as not planned, without it                  |
+| draft, parked  | refused (``tracker-cannot-hold``): an open issue reads back as ready |
+
+The token needs Issues read and write on the repository.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote
+
+from revetly_core.config import GitHubConnector as GitHubSettings
+from revetly_core.connectors.github import github_source_id
+from revetly_core.connectors.tracker_http import Page, Sleep, TrackerHttp, TrackerStop
+from revetly_core.refusal import Refusal
+from revetly_core.writeback.markers import carries, claim_marker
+from revetly_core.writeback.protocol import (
+    STEP_CLAIM,
+    STEP_DELIVERY_NOTE,
+    STEP_STATUS,
+    Landed,
+    RemoteItem,
+    WritebackFailed,
+)
+
+ISSUE_STATE: dict[str, tuple[str, str | None]] = {
+    "in-progress": ("open", None), "ready": ("open", None),
+    "done": ("closed", "completed"), "discarded": ("closed", "not_planned"),
+}
+"""Revetly status -> (the issue's state, its state_reason)."""
+MAX_COMMENT_PAGES = 50
+"""Comment pages read looking for a marker (100 a page) before the step gives up."""
+
+
+def issue_state_for(status: str) -> tuple[str, str | None] | None:
+    """The issue state (and state_reason) that holds a status; None when GitHub has none."""
+    return ISSUE_STATE.get(status)
+
+
+def wants_label(status: str) -> bool:
+    """Only in-progress carries the in-progress label."""
+    return status == "in-progress"
+
+
+def has_label(labels: object, name: str) -> bool:
+    """Whether an issue's ``labels`` hold ``name`` (GitHub compares label names case-blind)."""
+    if not isinstance(labels, list):
+        return False
+    wanted = name.casefold()
+    return any(isinstance(lb, dict) and str(lb.get("name", "")).casefold() == wanted
+               for lb in labels)
+
+
+def failed(exc: TrackerStop) -> WritebackFailed:
+    return WritebackFailed(exc.code, exc.detail)
+
+
+class GitHubWriter:
+    """Writes back to one declared repository; ``transport`` is httpx's seam."""
+
+    keeps_claims = True
+
+    def __init__(self, settings: GitHubSettings, *, transport: Any = None,
+                 environ: Mapping[str, str] = os.environ, sleep: Sleep = time.sleep) -> None:
+        self.settings = settings
+        self.sleep = sleep
+        self.source = github_source_id(settings.name)
+        self.transport = transport
+        self.environ = environ
+        self._http: TrackerHttp | None = None
+        self._claim_comment: dict[str, str] = {}
+
+    @property
+    def requests(self) -> int:
+        """Requests sent so far (a retry counts)."""
+        return self._http.requests if self._http is not None else 0
+
+    def http(self) -> TrackerHttp:
+        if self._http is None:
+            headers = {"Accept": "application/vnd.github+json",
+                       "X-GitHub-Api-Version": "2022-11-28", "User-Agent": "revetly"}
+            token = self.environ.get(self.settings.token_env) if self.settings.token_env \
+                else None
+            if token:
+                headers["Authorization"] = f"Bearer {token}"
+            self._http = TrackerHttp(self.settings.api_url, headers, transport=self.transport,
+                                     sleep=self.sleep,
+                                     max_wait_seconds=self.settings.max_wait_seconds,
+                                     retries=self.settings.retries,
+                                     max_response_bytes=self.settings.max_response_bytes)
+        return self._http
+
+    def close(self) -> None:
+        if self._http is not None:
+            self._http.close()
+
+    def _issue(self, item: RemoteItem) -> str:
+        return f"/repos/{self.settings.repo}/issues/{quote(item.native_id, safe='')}"
+
+    def refuse_status(self, item: RemoteItem, status: str) -> Refusal | None:
+        if issue_state_for(status) is not None:
+            return None
+        return Refusal("tracker-cannot-hold",
+                       f"{item.artifact_id} lives on {self.source}, and a GitHub issue cannot "
+                       f"hold {status}: it is open or closed, and an open issue reads back as "
+                       "ready", "set in-progress, ready, done or discarded",
+                       {"id": item.artifact_id, "source": self.source, "status": status})
+
+    def set_status(self, item: RemoteItem, status: str) -> Landed:
+        """PATCH the issue's state, then add or remove the in-progress label as needed."""
+        held = issue_state_for(status)
+        if held is None:  # refused before any write; never reached
+            raise WritebackFailed("refused", f"GitHub has no state for {status}")
+        state, reason = held
+        body: dict[str, Any] = {"state": state}
+        if reason is not None:
+            body["state_reason"] = reason
+        label = self.settings.in_progress_label
+        try:
+            issue = self.http().send("PATCH", self._issue(item), body, idempotent=True).data
+            present = has_label(issue.get("labels") if isinstance(issue, dict) else None,
+                                label)
+            if wants_label(status) and not present:
+                self.http().send("POST", f"{self._issue(item)}/labels", {"labels": [label]},
+                                 idempotent=True)
+            elif not wants_label(status) and present:
+                self.http().send("DELETE", f"{self._issue(item)}/labels/{quote(label, safe='')}",
+                                 idempotent=True, missing_ok=True)
+        except TrackerStop as exc:
+            raise failed(exc) from None
+        words = f"{state}" + (f" ({reason})" if reason else "") + (
+            f", labelled {label}" if wants_label(status) else "")
+        return Landed(STEP_STATUS, "set", item.native_id,
+                      issue.get("html_url") if isinstance(issue, dict) else None, words)
+
+    def find_comment(self, item: RemoteItem, marker: str) -> dict[str, Any] | None:
+        """The issue's comment carrying the marker (oldest first), or None."""
+        url: str | None = f"{self._issue(item)}/comments"
+        params: dict[str, str] | None = {"per_page": "100"}
+        for _ in range(MAX_COMMENT_PAGES):
+            if url is None:
+                return None
+            page: Page = self.http().get(url, params)
+            if not isinstance(page.data, list):
+                raise TrackerStop("malformed", "the comments listing is not a list",
+                                  resumable=True)
+            for comment in page.data:
+                if isinstance(comment, dict) and carries(comment.get("body"), marker):
+                    return comment
+            url, params = page.next_url, None
+        raise TrackerStop("too-large", f"no marker in the first {MAX_COMMENT_PAGES} pages of "
+                          "comments", resumable=False)
+
+    def upsert_comment(self, item: RemoteItem, text: str, marker: str, step: str, *,
+                       post_if_missing: bool = True) -> Landed:
+        """Edit the comment carrying ``marker`` in place, else post it (once)."""
+        try:
+            known = self._claim_comment.get(marker)
+            found = {"id": known} if known else self.find_comment(item, marker)
+            if found is not None:
+                data = self.http().send(
+                    "PATCH", f"/repos/{self.settings.repo}/issues/comments/{found['id']}",
+                    {"body": text}, idempotent=True).data
+                action = "edited"
+            elif post_if_missing:
+                data = self.http().send("POST", f"{self._issue(item)}/comments",
+                                        {"body": text}, idempotent=False).data
+                action = "posted"
+            else:
+                return Landed(step, "unchanged", detail="no claim comment to release")
+        except TrackerStop as exc:
+            raise failed(exc) from None
+        if not isinstance(data, dict) or not isinstance(data.get("id"), int):
+            raise WritebackFailed("malformed", "the comment answer has no id")
+        self._claim_comment[marker] = str(data["id"])
+        url = data.get("html_url")
+        return Landed(step, action, str(data["id"]), url if isinstance(url, str) else None)
+
+    def keep_claim(self, item: RemoteItem, text: str, *, held: bool) -> Landed:
+        landed = self.upsert_comment(item, text, claim_marker(item.artifact_id), STEP_CLAIM,
+                                     post_if_missing=held)
+        if not held and landed.action == "edited":
+            return Landed(STEP_CLAIM, "released", landed.ref, landed.url)
+        return landed
+
+    def post_note(self, item: RemoteItem, text: str, *, marker: str) -> Landed:
+        return self.upsert_comment(item, text, marker, STEP_DELIVERY_NOTE)
+
+
+def label_exists(settings: GitHubSettings, *, transport: Any = None,
+                 environ: Mapping[str, str] = os.environ) -> bool | None:
+    """Whether the repository has its in-progress label (GET the label); None when GitHub
+    could not be asked (no answer, a refusal)."""
+    writer = GitHubWriter(settings, transport=transport, environ=environ)
+    http = writer.http()
+    http.retries = 0
+    http.max_wait_seconds = 0
+    try:
+        page = http.send("GET", f"/repos/{settings.repo}/labels/"
+                         f"{quote(settings.in_progress_label, safe='')}", idempotent=True,
+                         missing_ok=True)
+    except TrackerStop:
+        return None
+    finally:
+        writer.close()
+    return page.data is not None
