@@ -1,16 +1,19 @@
-"""A local stand-in for Todoist's API v1 (the sync endpoint and completed tasks).
+"""A local stand-in for Todoist's API v1: the sync endpoint, completed tasks, and the REST
+writes the write adapter sends.
 
-It serves ``POST /api/v1/sync`` (form fields ``sync_token``, ``resource_types`` and
-``commands``, JSON-encoded as Todoist documents them): ``*`` answers a full sync (live
-projects, sections, open tasks and their comments, ``full_sync: true``), any token it issued
-answers what changed since (checked and deleted tasks included, ``full_sync: false``), and
-every answer carries the next ``sync_token``; commands (``item_close``, ``note_add``,
-``note_update``) are applied once per ``uuid`` and answered in ``sync_status``. It serves
+It serves ``POST /api/v1/sync`` (form fields ``sync_token`` and ``resource_types``, the
+latter JSON-encoded, as Todoist documents them): ``*`` answers a full sync (live projects,
+sections, open tasks and their comments, ``full_sync: true``), any token it issued answers
+what changed since (checked and deleted tasks included, ``full_sync: false``), and every
+answer carries the next ``sync_token``. It serves
 ``GET /api/v1/tasks/completed/by_completion_date`` with ``since``/``until`` (at most three
 months apart), ``project_id``, ``limit`` (at most 200) and ``cursor``, answering
-``{"items": [...], "next_cursor": ...}``. Faults are injected per path (a status with
-headers, a body that is not JSON, a connection dropped mid-body), and every request is
-recorded (method, path, query, form, headers) so tests assert what the connector sent.
+``{"items": [...], "next_cursor": ...}``; ``GET /api/v1/comments?task_id=`` answering
+``{"results": [...], "next_cursor": ...}``; and the writes ``POST /api/v1/tasks/{id}/close``,
+``/reopen`` (204), ``POST /api/v1/comments`` and ``POST /api/v1/comments/{id}`` (JSON bodies,
+the comment answered). Faults are injected per path (a status with headers, a body that is
+not JSON, a connection dropped mid-body), and every request is recorded (method, path,
+query, form, JSON body, headers) so tests assert what the connector and the adapter sent.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from urllib.parse import parse_qs, urlsplit
 API = "/api/v1"
 SYNC = f"{API}/sync"
 COMPLETED = f"{API}/tasks/completed/by_completion_date"
+COMMENTS = f"{API}/comments"
 PROJECT_ID = "6Jf8VQXxpwv56VQ7"
 USER_ID = "2671355"
 MAX_WINDOW = dt.timedelta(days=92)
@@ -53,6 +57,8 @@ class Request:
     query: dict[str, str]
     form: dict[str, str]
     headers: dict[str, str]
+    body: Any = None
+    """The JSON body of a write."""
 
 
 @dataclass
@@ -67,6 +73,10 @@ class Fault:
     after: int = 0
     """Matching requests answered normally before this fault applies."""
     times: int = 1
+    method: str | None = None
+    """Only requests with this method match (None: any)."""
+    apply_first: bool = False
+    """A write is applied before the fault answers (its answer is what gets lost)."""
 
 
 class FakeTodoist:
@@ -81,7 +91,6 @@ class FakeTodoist:
         self.changed: dict[tuple[str, str], int] = {}
         self.requests: list[Request] = []
         self.faults: list[Fault] = []
-        self.done_commands: dict[str, Any] = {}
         self.closed: dict[str, dt.datetime] = {}
         """Task id -> when it was completed, by the fake's own record: a served field a test
         broke never moves a task between the full sync and the completed listing."""
@@ -200,14 +209,9 @@ class FakeTodoist:
             return None
 
     def sync(self, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
-        """A sync answer: commands applied, then the resources asked for."""
+        """A sync answer: the resources asked for, changed since the token."""
         out: dict[str, Any] = {}
-        if "commands" in form:
-            out["sync_status"], out["temp_id_mapping"] = self._commands(
-                json.loads(form["commands"]))
-        token = form.get("sync_token")
-        if token is None:
-            return 200, {**out, "sync_token": self.token(), "full_sync": False}
+        token = form.get("sync_token", "*")
         since = self._since(token)
         if since is None:
             return 400, {"error": "Invalid sync token", "error_code": 33,
@@ -238,31 +242,6 @@ class FakeTodoist:
             return item is not None and self._live("items", item)
         return True
 
-    def _commands(self, commands: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, str]]:
-        status: dict[str, Any] = {}
-        temp: dict[str, str] = {}
-        for cmd in commands:
-            uuid = cmd["uuid"]
-            if uuid in self.done_commands:  # a retried command is not applied twice
-                status[uuid] = self.done_commands[uuid]
-                continue
-            args = cmd.get("args", {})
-            result: Any = "ok"
-            if cmd["type"] == "item_close" and args.get("id") in self.objects["items"]:
-                self.complete(args["id"])
-            elif cmd["type"] == "note_add" and args.get("item_id") in self.objects["items"]:
-                note = self.add_note(args["item_id"], args["content"])
-                if "temp_id" in cmd:
-                    temp[cmd["temp_id"]] = note["id"]
-            elif cmd["type"] == "note_update" and args.get("id") in self.objects["notes"]:
-                self._put("notes", dict(self.objects["notes"][args["id"]],
-                                        content=args["content"]))
-            else:
-                result = {"error": "Invalid argument value", "error_code": 20,
-                          "error_tag": "INVALID_ARGUMENT_VALUE", "http_code": 400}
-            status[uuid] = self.done_commands[uuid] = result
-        return status, temp
-
     def completed(self, query: dict[str, str]) -> tuple[int, dict[str, Any]]:
         """A page of completed tasks, newest first, as the endpoint documents it."""
         try:
@@ -287,10 +266,52 @@ class FakeTodoist:
         nxt = base64.urlsafe_b64encode(str(offset + limit).encode()).decode() if more else None
         return 200, {"items": page, "next_cursor": nxt}
 
-    def fault_for(self, path: str) -> Fault | None:
+    def comments_page(self, query: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        """``GET /comments?task_id=``: a task's comments, oldest first, paged by cursor."""
+        limit = min(200, int(query.get("limit", "50")))
+        offset = int(base64.urlsafe_b64decode(query["cursor"]).decode()) if \
+            query.get("cursor") else 0
+        with self._lock:
+            rows = [dict(n) for n in self.objects["notes"].values()
+                    if n["item_id"] == query.get("task_id") and not n["is_deleted"]]
+        more = offset + limit < len(rows)
+        nxt = base64.urlsafe_b64encode(str(offset + limit).encode()).decode() if more else None
+        return 200, {"results": rows[offset: offset + limit], "next_cursor": nxt}
+
+    def write(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any] | None]:
+        """The REST writes the adapter sends: close / reopen a task, add / update a comment."""
+        rest = path.removeprefix(API)
+        parts = rest.strip("/").split("/")
+        if len(parts) == 3 and parts[0] == "tasks" and parts[2] in ("close", "reopen"):
+            if parts[1] not in self.objects["items"]:
+                return 404, {"error": "Task not found", "http_code": 404}
+            if parts[2] == "close":
+                self.complete(parts[1])
+            else:
+                self.closed.pop(parts[1], None)
+                self.touch(parts[1], checked=False, completed_at=None, completed_by_uid=None)
+            return 204, None
+        if parts == ["comments"]:
+            if body.get("task_id") not in self.objects["items"]:
+                return 404, {"error": "Task not found", "http_code": 404}
+            return 200, self.add_note(str(body["task_id"]), str(body.get("content", "")))
+        if len(parts) == 2 and parts[0] == "comments" and parts[1] in self.objects["notes"]:
+            note = dict(self.objects["notes"][parts[1]], content=str(body.get("content", "")))
+            return 200, self._put("notes", note)
+        return 404, {"error": "Not found", "http_code": 404}
+
+    def writes(self) -> list[Request]:
+        """The requests that changed something (everything but the sync read and GETs)."""
+        return [r for r in self.requests if r.method != "GET" and r.path != SYNC]
+
+    def notes_on(self, task_id: str) -> list[dict[str, Any]]:
+        return [n for n in self.objects["notes"].values() if n["item_id"] == task_id]
+
+    def fault_for(self, path: str, method: str = "GET") -> Fault | None:
         with self._lock:
             for fault in self.faults:
-                if path.endswith(fault.path) and fault.times > 0:
+                if path.endswith(fault.path) and fault.times > 0 and \
+                        fault.method in (None, method):
                     seen = self._seen.get(id(fault), 0)
                     self._seen[id(fault)] = seen + 1
                     if seen >= fault.after:
@@ -318,9 +339,14 @@ def _handler(fake: FakeTodoist) -> type[BaseHTTPRequestHandler]:
             query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length).decode() if length else ""
-            form = {k: v[-1] for k, v in parse_qs(raw).items()}
+            body: Any = None
+            form: dict[str, str] = {}
+            if "json" in self.headers.get("Content-Type", ""):
+                body = json.loads(raw or "null")
+            else:
+                form = {k: v[-1] for k, v in parse_qs(raw).items()}
             fake.requests.append(Request(method, parts.path, query, form,
-                                         {k.lower(): v for k, v in self.headers.items()}))
+                                         {k.lower(): v for k, v in self.headers.items()}, body))
             return parts.path, query, form
 
         def do_GET(self) -> None:
@@ -328,18 +354,25 @@ def _handler(fake: FakeTodoist) -> type[BaseHTTPRequestHandler]:
             fault = fake.fault_for(path)
             if fault is not None:
                 return self._fault(fault)
-            if path != COMPLETED:
-                return self._send(404, {"error": "Not found", "http_code": 404})
-            self._send(*fake.completed(query))
+            if path == COMPLETED:
+                return self._send(*fake.completed(query))
+            if path == COMMENTS:
+                return self._send(*fake.comments_page(query))
+            self._send(404, {"error": "Not found", "http_code": 404})
 
         def do_POST(self) -> None:
             path, _, form = self._record("POST")
-            fault = fake.fault_for(path)
+            fault = fake.fault_for(path, "POST")
             if fault is not None:
+                if fault.apply_first and path != SYNC:
+                    fake.write(path, fake.requests[-1].body or {})
                 return self._fault(fault)
-            if path != SYNC:
-                return self._send(404, {"error": "Not found", "http_code": 404})
-            self._send(*fake.sync(form))
+            if path == SYNC:
+                return self._send(*fake.sync(form))
+            status, answer = fake.write(path, fake.requests[-1].body or {})
+            if answer is None:
+                return self._raw(status, b"")
+            self._send(status, answer)
 
         def _fault(self, fault: Fault) -> None:
             if fault.disconnect:

@@ -182,7 +182,8 @@ def parse_task(raw: Mapping[str, Any], *, settings: TodoistSettings, source_id: 
         declared["parent"] = parent
     owner = raw.get("responsible_uid")
     metadata: dict[str, Any] = {
-        "source_kind": "todoist", "task_id": task_id, "checked": checked, "labels": labels,
+        "source_kind": "todoist", "task_id": task_id, "native_id": task_id,
+        "checked": checked, "labels": labels,
         "native_type": None, "declared": declared, "declared_updated": updated,
         **reading.metadata(),
     }

@@ -29,8 +29,19 @@ def github_writer(config: Config, name: str, env: Mapping[str, str]) -> TrackerW
     return None
 
 
+def todoist_writer(config: Config, name: str, env: Mapping[str, str]) -> TrackerWriter | None:
+    """The Todoist adapter of ``[[connectors.todoist]]`` ``name``."""
+    from revetly_core.writeback.todoist import TodoistWriter
+
+    for settings in config.connectors.todoist:
+        if settings.name == name:
+            return TodoistWriter(settings, environ=env)
+    return None
+
+
 WRITERS: dict[str, WriterFactory] = {
     "github": github_writer,
+    "todoist": todoist_writer,
 }
 
 
