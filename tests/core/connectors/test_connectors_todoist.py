@@ -305,6 +305,7 @@ def test_the_token_never_reaches_context_logs_or_answers(
         answers = [engine.sync(), engine.check(), engine.sync(), engine.context_health(),
                    engine.get_artifact("TD-2", history_after=""), engine.search_context("sync")]
     assert all(r.headers["authorization"] == f"Bearer {TOKEN}" for r in fake.requests)
+    assert all(r.path.startswith("/api/v1/") for r in fake.requests)  # only under api_url
     assert "Invalid token" in json.dumps(answers[1])
     assert TOKEN not in json.dumps(answers, default=str)
     assert TOKEN not in caplog.text
@@ -312,3 +313,32 @@ def test_the_token_never_reaches_context_logs_or_answers(
         if path.is_file():
             assert TOKEN.encode() not in path.read_bytes(), path
     assert TOKEN not in (engine.root / "revetly.toml").read_text()
+
+
+def test_the_token_is_never_sent_outside_api_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    import httpx
+    from revetly_core.config import Config
+    from revetly_core.config import TodoistConnector as TodoistSettings
+    from revetly_core.connectors.todoist import TodoistConnector
+    from revetly_core.connectors.tracker_http import TrackerStop
+
+    sent: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(200, json={"sync_token": "t1", "full_sync": True, "projects": [
+            {"id": PROJECT_ID, "name": "App", "is_deleted": False}], "items": []})
+
+    settings = TodoistSettings(name="app", project="App", prefix="TD", token_env=TOKEN_ENV,
+                               api_url="https://api.todoist.com/api/v1")
+    connector = TodoistConnector(settings, Config(), transport=httpx.MockTransport(answer),
+                                 environ={TOKEN_ENV: TOKEN})
+    connector.read({}, {}, full=True, now="2026-12-01T00:00:00Z")
+    assert sent and {(r.url.scheme, r.url.host) for r in sent} == {("https", "api.todoist.com")}
+    assert all(r.url.path.startswith("/api/v1/") for r in sent)
+    http = connector.http()
+    with pytest.raises(TrackerStop) as exc:
+        http.get("https://elsewhere.example/api/v1/sync")
+    http.close()
+    assert exc.value.code == "refused" and not exc.value.resumable
+    assert "outside the configured api_url" in exc.value.detail and TOKEN not in exc.value.detail

@@ -92,8 +92,10 @@ class TrackerHttp:
         return self.request("POST", url, None, form=form)
 
     def request(self, method: str, url: str, params: Mapping[str, str] | None = None, *,
-                etag: str | None = None, form: Mapping[str, str] | None = None) -> Page:
-        """One request answered as a Page, or TrackerStop (see ``get``)."""
+                etag: str | None = None, body: Any = None,
+                form: Mapping[str, str] | None = None) -> Page:
+        """One request answered as a Page, with the waits and retries of ``get``; ``body``
+        goes as JSON, ``form`` as a form."""
         import httpx
 
         if not same_origin(url, self.api_url):
@@ -104,8 +106,9 @@ class TrackerHttp:
         while True:
             self.requests += 1
             try:
-                status, resp_headers, body, links = self._send(url, params, headers,
-                                                               method=method, form=form)
+                status, resp_headers, raw, links = self._send(url, params, headers,
+                                                              method=method, body=body,
+                                                              form=form)
             except httpx.TransportError as exc:
                 reason = f"the connection failed ({type(exc).__name__})"
                 attempt = self._retry_or_stop(attempt, "disconnected", reason)
@@ -121,8 +124,8 @@ class TrackerHttp:
                                               f"the server answered {status}")
                 continue
             if status >= 400:
-                raise TrackerStop("refused", refusal_detail(status, body), resumable=False)
-            return Page(decode_json(body), links.get("next", {}).get("url"),
+                raise TrackerStop("refused", refusal_detail(status, raw), resumable=False)
+            return Page(decode_json(raw), links.get("next", {}).get("url"),
                         resp_headers.get("etag"))
 
     def send(self, method: str, url: str, body: Any = None, *, idempotent: bool,
