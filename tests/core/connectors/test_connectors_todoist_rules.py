@@ -17,6 +17,7 @@ from revetly_core.connectors.todoist import (
     number_new_tasks,
     parse_task,
     project_matches,
+    section_names,
     task_labels,
     task_status,
 )
@@ -127,3 +128,12 @@ def test_a_comment_is_a_history_entry_of_its_task() -> None:
         "tasks/6Xa", "comment/N1", "commented", "42", "First line")
     with pytest.raises(BadItem):
         note_entry({"id": "N2", "item_id": "6Xa"})
+
+
+def test_section_names_follow_the_sync_renamed_deleted_or_moved() -> None:
+    held = {"S1": "Doing", "S2": "Review", "S3": "Old"}
+    changed = [{"id": "S1", "name": "In progress", "project_id": "P1", "is_deleted": False},
+               {"id": "S2", "name": "Review", "project_id": "P1", "is_deleted": True},
+               {"id": "S3", "name": "Old", "project_id": "P2", "is_deleted": False},
+               {"id": "S4", "name": "New", "project_id": "P1", "is_deleted": False}]
+    assert section_names(changed, "P1", held) == {"S1": "In progress", "S4": "New"}

@@ -295,8 +295,8 @@ class TodoistConnector:
                     f"{self.settings.project!r} (check `project` and the token's account)",
                     resumable=False))
                 return batch
-            sections = {} if full else dict(cursor.get("sections") or {})
-            sections.update(_section_names(synced.get("sections"), project_id))
+            sections = section_names(synced.get("sections"), project_id,
+                                     {} if full else dict(cursor.get("sections") or {}))
             page = None if full else cursor.get("completed_page")
             since = horizon if full else str(cursor.get("completed_since") or horizon)
             completed = self._completed(http, project_id, since, page, when)
@@ -447,14 +447,18 @@ def _when(text: str) -> dt.datetime:
     return when if when.tzinfo is not None else when.replace(tzinfo=dt.UTC)
 
 
-def _section_names(raw: object, project_id: str) -> dict[str, str]:
-    """Section id -> name of the project's live sections in a sync answer."""
-    out: dict[str, str] = {}
+def section_names(raw: object, project_id: str, held: Mapping[str, str]) -> dict[str, str]:
+    """Section id -> name of the project's sections: those held, updated by a sync answer's
+    (a deleted one, or one moved to another project, dropped)."""
+    out = dict(held)
     for s in raw if isinstance(raw, list) else []:
-        if isinstance(s, dict) and s.get("project_id") == project_id and \
-                isinstance(s.get("id"), str) and isinstance(s.get("name"), str) and \
+        if not isinstance(s, dict) or not isinstance(s.get("id"), str):
+            continue
+        if s.get("project_id") == project_id and isinstance(s.get("name"), str) and \
                 s.get("is_deleted") is not True:
             out[s["id"]] = s["name"]
+        else:
+            out.pop(s["id"], None)
     return out
 
 
