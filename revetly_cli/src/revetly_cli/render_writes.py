@@ -70,8 +70,9 @@ def render_status_set(console: Console, p: StatusAnswer) -> None:
     if p.get("unchanged"):
         console.print(f"{p['artifact_id']} is already {p['status']}; nothing written")
     else:
-        console.print(f"{p['artifact_id']}: {p['previous_status']} -> {p['status']} "
-                      f"(commit {str(p['commit'])[:12]})")
+        where = f"commit {str(p['commit'])[:12]}" if p.get("commit") else \
+            f"on {untrusted(str(p.get('writeback', {}).get('target', '')))}"
+        console.print(f"{p['artifact_id']}: {p['previous_status']} -> {p['status']} ({where})")
     c = p.get("claim")
     if c:
         extra = f", taken over from {untrusted(c['taken_over_from'])}" if c.get("taken_over_from") else ""
@@ -79,8 +80,26 @@ def render_status_set(console: Console, p: StatusAnswer) -> None:
     if p.get("delivery"):
         console.print(f"delivery record {untrusted(p['delivery']['artifact_id'])} "
                       f"({untrusted(p['delivery']['path'])})")
+    render_writeback(console, p)
     if p.get("capture"):
         console.print(f"capture: {p['capture']}  (revetly status --capture …)")
+
+
+def render_writeback(console: Console, p: StatusAnswer) -> None:
+    """What a write adapter left on the tracker, and what it did not."""
+    for what, note in (("claim note", p.get("claim_note")),
+                       ("delivery note", p.get("delivery_note"))):
+        if note:
+            console.print(f"{what} {untrusted(str(note.get('action')))}: "
+                          f"{untrusted(str(note.get('url') or note.get('ref') or ''))}")
+    if p.get("claim_kept"):
+        console.print(f"claim kept in {untrusted(str(p['claim_kept'].get('path')))}")
+    if p.get("claim_not_recorded"):
+        console.print(f"[yellow]claim not recorded:[/yellow] {untrusted(p['claim_not_recorded'])}")
+    for missed in (p.get("writeback") or {}).get("not_landed", []):
+        console.print(f"[yellow]not landed:[/yellow] {untrusted(str(missed.get('step')))} "
+                      f"({untrusted(str(missed.get('code')))}: "
+                      f"{untrusted(str(missed.get('detail')))}); the next status-set lands it")
 
 
 def render_recorded(console: Console, p: ConversationAnswer) -> None:

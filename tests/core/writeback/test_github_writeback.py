@@ -105,7 +105,8 @@ def test_done_closes_releases_and_posts_the_delivery_note(gh: tuple[Engine, Fake
     assert out["commit"] is not None and delivery_files(engine) == [f"{did}.md"]
     body = str(delivery_comment["body"])
     assert f"<!-- revetly:delivery {did} -->" in body
-    assert "Edits made offline sync — **met**" in body and "Conflicts are shown" in body
+    assert "1. Edits made offline sync — **met**" in body
+    assert "2. Conflicts are shown — **partial**" in body
     assert "No longer in progress" in str(_claim_comments(fake)[0]["body"])
     assert fake.label_names(1) == ["story"]
 
@@ -162,3 +163,24 @@ def test_a_reopened_issue_ships_again_with_a_new_delivery(gh: tuple[Engine, Fake
     assert "unchanged" not in again
     assert again["delivery"]["artifact_id"] != first["delivery"]["artifact_id"]
     assert len(delivery_files(engine)) == 2
+
+
+def test_the_claim_comment_is_found_past_the_first_page(gh: tuple[Engine, FakeGitHub]) -> None:
+    engine, fake = gh
+    engine.set_status("GH-1", "in-progress", claimed_by="agent-7")
+    for n in range(120):
+        fake.add_comment(1, f"chatter {n}")
+    fake.requests.clear()
+    out = engine.set_status("GH-1", "in-progress", claimed_by="agent-9", reason="agent-7 left")
+    assert out["claim_note"]["action"] == "edited" and len(_claim_comments(fake)) == 1
+    pages = [r.query.get("page", "1") for r in fake.requests
+             if r.method == "GET" and r.path.endswith("/1/comments")]
+    assert pages == ["1", "2"]
+
+
+def test_one_listing_serves_every_note_of_a_write(gh: tuple[Engine, FakeGitHub]) -> None:
+    engine, fake = gh
+    engine.set_status("GH-1", "in-progress", claimed_by="agent-7")
+    fake.requests.clear()
+    engine.set_status("GH-1", "done", verdicts=DONE_VERDICTS)
+    assert [r.method for r in fake.requests if r.path.endswith("/1/comments")] == ["GET", "POST"]

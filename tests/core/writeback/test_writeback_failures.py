@@ -97,3 +97,15 @@ def test_a_refused_write_is_not_landed_and_never_a_crash(gh: tuple[Engine, FakeG
     missed = out["writeback"]["not_landed"]
     assert missed[0]["code"] == "refused" and "not accessible" in missed[0]["detail"]
     assert "check the token" in missed[0]["detail"] and out["wrote"] is False
+
+
+def test_check_names_what_did_not_land_until_it_does(gh: tuple[Engine, FakeGitHub]) -> None:
+    engine, fake = gh
+    fake.fail(ISSUE1, method="PATCH", status=502)
+    engine.set_status("GH-1", "ready")
+    found = [p for p in engine.check()["problems"] if p["code"] == "writeback-not-landed"]
+    assert len(found) == 1 and found[0]["id"] == "GH-1"
+    assert "status (server-error)" in found[0]["detail"] and found[0]["severity"] == "warning"
+    assert engine.check()["ok"] is True  # a warning: nothing in the instance is broken
+    engine.set_status("GH-1", "ready")
+    assert not [p for p in engine.check()["problems"] if p["code"] == "writeback-not-landed"]

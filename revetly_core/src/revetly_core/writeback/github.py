@@ -80,7 +80,8 @@ class GitHubWriter:
         self.transport = transport
         self.environ = environ
         self._http: TrackerHttp | None = None
-        self._claim_comment: dict[str, str] = {}
+        self._listed: dict[str, list[dict[str, Any]]] = {}
+        """Issue number -> its comments, as listed (and written) during this write."""
 
     @property
     def requests(self) -> int:
@@ -145,30 +146,36 @@ class GitHubWriter:
         return Landed(STEP_STATUS, "set", item.native_id,
                       issue.get("html_url") if isinstance(issue, dict) else None, words)
 
-    def find_comment(self, item: RemoteItem, marker: str) -> dict[str, Any] | None:
-        """The issue's comment carrying the marker (oldest first), or None."""
+    def comments(self, item: RemoteItem) -> list[dict[str, Any]]:
+        """The issue's comments, listed once per write (100 a page, oldest first)."""
+        held = self._listed.get(item.native_id)
+        if held is not None:
+            return held
+        found: list[dict[str, Any]] = []
         url: str | None = f"{self._issue(item)}/comments"
         params: dict[str, str] | None = {"per_page": "100"}
         for _ in range(MAX_COMMENT_PAGES):
-            if url is None:
-                return None
-            page: Page = self.http().get(url, params)
+            page: Page = self.http().get(url or "", params)
             if not isinstance(page.data, list):
                 raise TrackerStop("malformed", "the comments listing is not a list",
                                   resumable=True)
-            for comment in page.data:
-                if isinstance(comment, dict) and carries(comment.get("body"), marker):
-                    return comment
+            found += [c for c in page.data if isinstance(c, dict)]
             url, params = page.next_url, None
-        raise TrackerStop("too-large", f"no marker in the first {MAX_COMMENT_PAGES} pages of "
-                          "comments", resumable=False)
+            if url is None:
+                self._listed[item.native_id] = found
+                return found
+        raise TrackerStop("too-large", f"the issue has over {MAX_COMMENT_PAGES} pages of "
+                          "comments; its notes are not looked for", resumable=False)
+
+    def find_comment(self, item: RemoteItem, marker: str) -> dict[str, Any] | None:
+        """The issue's first comment carrying the marker, or None."""
+        return next((c for c in self.comments(item) if carries(c.get("body"), marker)), None)
 
     def upsert_comment(self, item: RemoteItem, text: str, marker: str, step: str, *,
                        post_if_missing: bool = True) -> Landed:
         """Edit the comment carrying ``marker`` in place, else post it (once)."""
         try:
-            known = self._claim_comment.get(marker)
-            found = {"id": known} if known else self.find_comment(item, marker)
+            found = self.find_comment(item, marker)
             if found is not None:
                 data = self.http().send(
                     "PATCH", f"/repos/{self.settings.repo}/issues/comments/{found['id']}",
@@ -184,7 +191,10 @@ class GitHubWriter:
             raise failed(exc) from None
         if not isinstance(data, dict) or not isinstance(data.get("id"), int):
             raise WritebackFailed("malformed", "the comment answer has no id")
-        self._claim_comment[marker] = str(data["id"])
+        listed = self._listed.get(item.native_id)
+        if listed is not None:
+            self._listed[item.native_id] = [c for c in listed if c.get("id") != data["id"]] \
+                + [data]
         url = data.get("html_url")
         return Landed(step, action, str(data["id"]), url if isinstance(url, str) else None)
 

@@ -63,10 +63,11 @@ class StatusCall:
 
 def criteria_of_item(held: Artifact) -> list[str]:
     """The criteria a ship on a tracker item rules on: those CONTEXT parsed, else the
-    acceptance-criteria section of the item's body (an issue's Markdown)."""
-    from revetly_core.writes.story_body import criteria_of
+    checklist under the body's "Acceptance criteria" heading (an issue's Markdown task list,
+    read as Backlog.md's is)."""
+    from revetly_core.connectors.backlog_md_markers import acceptance_criteria
 
-    return list(held.criteria) or criteria_of(held.body or "")
+    return list(held.criteria) or [i.text for i in acceptance_criteria(held.body or "")[0]]
 
 
 def tracker_moved(held: Artifact, record: WritebackRecord) -> bool:

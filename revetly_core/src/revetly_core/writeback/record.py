@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from revetly_core.answers.maintenance import CheckProblem
 from revetly_core.fsread import ReadRefused, read_file
 from revetly_core.writes.files import atomic_write
 
@@ -122,3 +123,31 @@ def settled_record(root: Path, state: Path, artifact_id: str) -> WritebackRecord
     if record is not None and not committed(root, record):
         return restore_prior(state, record)
     return record
+
+
+def open_records(state: Path) -> list[WritebackRecord]:
+    """Every item's record that still has a step the tracker has not taken, by id."""
+    folder = state / WRITEBACK_DIR
+    if not folder.is_dir():
+        return []
+    out = [load_record(state, p.stem) for p in sorted(folder.glob("*.json"))]
+    return [r for r in out if r is not None and r.open_steps()]
+
+
+def not_landed_problems(state: Path) -> list[CheckProblem]:
+    """What `check` names: write-backs with steps that did not land on the tracker (offline:
+    read from the records, no request)."""
+    problems: list[CheckProblem] = []
+    for record in open_records(state):
+        steps = ", ".join(
+            s["step"] + (f" ({s['failure']['code']})" if isinstance(s.get("failure"), dict)
+                         else " (not tried)") for s in record.open_steps())
+        problems.append({
+            "path": f".revetly/{record_rel(record.artifact_id)}", "id": record.artifact_id,
+            "source": record.source, "code": "writeback-not-landed", "severity": "warning",
+            "detail": f"{record.artifact_id} was set {record.status}; on {record.source} "
+                      f"these did not land: {steps}",
+            "fix": f"set {record.artifact_id} {record.status} again (`revetly status-set "
+                   f"{record.artifact_id} {record.status}`, the same claimant for in-progress): "
+                   "the open steps are sent again"})
+    return problems
