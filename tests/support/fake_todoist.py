@@ -91,6 +91,7 @@ class FakeTodoist:
         self.changed: dict[tuple[str, str], int] = {}
         self.requests: list[Request] = []
         self.faults: list[Fault] = []
+        self.token_floor = 0
         self.closed: dict[str, dt.datetime] = {}
         """Task id -> when it was completed, by the fake's own record: a served field a test
         broke never moves a task between the full sync and the completed listing."""
@@ -199,14 +200,19 @@ class FakeTodoist:
         """The sync token for the fake's current state (opaque to a client)."""
         return base64.urlsafe_b64encode(f"rev:{self.rev}".encode()).decode()
 
+    def expire_tokens(self) -> None:
+        """Forget every sync token issued so far: they are answered 400 from now on."""
+        self.token_floor = self.rev + 1
+
     def _since(self, token: str) -> int | None:
         if token == "*":
             return 0
         try:
             kind, _, rev = base64.urlsafe_b64decode(token.encode()).decode().partition(":")
-            return int(rev) if kind == "rev" else None
+            since = int(rev) if kind == "rev" else None
         except (ValueError, UnicodeDecodeError):
             return None
+        return since if since is not None and since >= self.token_floor else None
 
     def sync(self, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
         """A sync answer: the resources asked for, changed since the token."""

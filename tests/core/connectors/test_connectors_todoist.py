@@ -144,6 +144,20 @@ def test_an_incremental_pass_sends_the_token_and_reads_only_what_changed(
     assert engine.get_artifact("TD-2", history_after="")["history_entries"]  # kept
 
 
+def test_a_sync_token_todoist_no_longer_takes_starts_over_in_the_same_pass(
+        synced: tuple[Engine, FakeTodoist, dict[str, str]]) -> None:
+    engine, fake, ids = synced
+    fake.expire_tokens()
+    fake.touch(ids["epic"], content="Offline sync, reworked")
+    fake.requests.clear()
+    engine.sync()
+    assert [(r.path, r.form.get("sync_token") == "*") for r in fake.requests] == [
+        (SYNC, False), (SYNC, True), (COMPLETED, False)]
+    assert engine.get_artifact("TD-1")["title"] == "Offline sync, reworked"
+    assert engine.get_artifact("TD-2")["title"] == "Resolve conflicts on reconnect"
+    assert _health(engine)["partial"] is False
+
+
 def test_a_new_task_takes_the_next_number_and_keeps_the_old_ones(
         synced: tuple[Engine, FakeTodoist, dict[str, str]]) -> None:
     engine, fake, ids = synced

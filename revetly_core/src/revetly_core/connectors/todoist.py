@@ -284,7 +284,7 @@ class TodoistConnector:
         http = self.http()
         try:
             try:
-                synced = self._sync(http, token)
+                synced = self._sync_or_restart(http, token)
             except TrackerStop as stop:
                 self._stopped(batch, stop)
                 return batch
@@ -311,6 +311,16 @@ class TodoistConnector:
         if completed.stop is not None:
             self._stopped(batch, completed.stop)
         return batch
+
+    def _sync_or_restart(self, http: TrackerHttp, token: str) -> dict[str, Any]:
+        """The sync from ``token``; a token Todoist refuses (one it no longer keeps) is
+        dropped and the sync starts over from ``*`` in the same pass."""
+        try:
+            return self._sync(http, token)
+        except TrackerStop as stop:
+            if stop.code != "refused" or token == "*":
+                raise
+        return self._sync(http, "*")
 
     def _sync(self, http: TrackerHttp, token: str) -> dict[str, Any]:
         """One sync request's answer, checked to be the documented object."""
