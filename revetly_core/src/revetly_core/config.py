@@ -195,6 +195,35 @@ class AzureDevOpsConnector:
         return {"prefix": self.prefix}
 
 
+# -- [[connectors.todoist]] (issue 17, the Todoist source) ------------------------------------
+
+@dataclass(frozen=True)
+class TodoistConnector:
+    """One Todoist project's tasks, read over Todoist's API v1 (docs/sources.md)."""
+
+    name: str
+    project: str
+    """The Todoist project: its id, or its name (case-folded)."""
+    prefix: str
+    """The id family of its tasks (``TD`` numbers them ``TD-1``, ``TD-2``, ... as first read)."""
+    api_url: str = "https://api.todoist.com/api/v1"
+    token_env: str | None = None
+    """The environment variable holding the token (Todoist has no anonymous reads)."""
+    revetly_project: str | None = None
+    """The Revetly project its tasks belong to (unset: the instance's default project)."""
+    types: dict[str, list[str]] = field(default_factory=dict)
+    """Artifact type -> the labels that make a task that type (Todoist has no native types)."""
+    completed_days: int = 365
+    """How far back the first pass reads completed tasks (the completed endpoint's window)."""
+    max_wait_seconds: int = 60
+    retries: int = 3
+    max_response_bytes: int = 20_000_000
+    max_body_bytes: int = 1_000_000
+
+    def prefixes(self) -> dict[str, str]:
+        return {"prefix": self.prefix}
+
+
 @dataclass(frozen=True)
 class ConnectorsSection:
     repository: RepositoryConnector = field(default_factory=RepositoryConnector)
@@ -205,6 +234,7 @@ class ConnectorsSection:
     github: list[GitHubConnector] = field(default_factory=list)
     azure_devops: list[AzureDevOpsConnector] = field(default_factory=list)
     """Written `[[connectors.azure-devops]]` in the file."""
+    todoist: list[TodoistConnector] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -375,7 +405,8 @@ _NESTED: dict[type, dict[str, tuple[str, type]]] = {
                         "commits": ("list", CommitsConnector),
                         "backlog_md": ("list", BacklogMdConnector), "adr": ("list", AdrConnector),
                         "github": ("list", GitHubConnector),
-                        "azure_devops": ("list", AzureDevOpsConnector)},
+                        "azure_devops": ("list", AzureDevOpsConnector),
+                        "todoist": ("list", TodoistConnector)},
     AuthSection: {"grants": ("one", GrantsSection)},
 }
 """Fields holding other sections: how (one, a list, a name -> section map) and of which class."""

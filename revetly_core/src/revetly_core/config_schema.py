@@ -288,6 +288,81 @@ class AzureDevOpsConnector(_Strict):
         return {"prefix": self.prefix}
 
 
+# -- [[connectors.todoist]] (issue 17, the Todoist source) ------------------------------------
+
+def _http_url(value: str) -> str:
+    """An API root: http(s) with a host, without its trailing slash."""
+    if not re.match(r"^https?://[^/\s]+", value):
+        raise ValueError(f"{value!r} must be an http(s) URL")
+    return value.rstrip("/")
+
+
+def _label_map(value: dict[str, list[str]]) -> dict[str, list[str]]:
+    """A type map: work item types only, no empty label."""
+    for typ, words in value.items():
+        if typ not in WORK_ITEM_TYPES:
+            raise ValueError(f"{typ!r} is not a work item type ({', '.join(WORK_ITEM_TYPES)})")
+        if any(not w.strip() for w in words):
+            raise ValueError(f"{typ!r} lists an empty label")
+    return value
+
+
+class TodoistConnector(_Strict):
+    """One Todoist project's tasks, read over Todoist's API v1 (docs/sources.md)."""
+
+    name: str
+    project: str
+    prefix: str
+    api_url: str = "https://api.todoist.com/api/v1"
+    token_env: str | None = None
+    revetly_project: str | None = None
+    types: dict[str, list[str]] = Field(default_factory=dict)
+    completed_days: int = Field(default=365, ge=0, le=36_500)
+    max_wait_seconds: int = Field(default=60, ge=0, le=3600)
+    retries: int = Field(default=3, ge=0, le=10)
+    max_response_bytes: int = Field(default=20_000_000, ge=1024)
+    max_body_bytes: int = Field(default=1_000_000, ge=1)
+
+    @field_validator("project")
+    @classmethod
+    def _project(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("name the Todoist project by its id or its name")
+        return value
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError("use letters, digits, '.', '_' or '-'")
+        return value
+
+    @field_validator("prefix")
+    @classmethod
+    def _prefix(cls, value: str) -> str:
+        return _prefix(value)
+
+    @field_validator("api_url")
+    @classmethod
+    def _api_url(cls, value: str) -> str:
+        return _http_url(value)
+
+    @field_validator("token_env")
+    @classmethod
+    def _token_env(cls, value: str | None) -> str | None:
+        if value is not None and not _ENV_NAME.match(value):
+            raise ValueError(f"{value!r} must be an environment variable's name")
+        return value
+
+    @field_validator("types")
+    @classmethod
+    def _types(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        return _label_map(value)
+
+    def prefixes(self) -> dict[str, str]:
+        return {"prefix": self.prefix}
+
+
 class ConnectorsSection(_Strict):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -297,6 +372,7 @@ class ConnectorsSection(_Strict):
     adr: list[AdrConnector] = Field(default_factory=list)
     github: list[GitHubConnector] = Field(default_factory=list)
     azure_devops: list[AzureDevOpsConnector] = Field(default_factory=list, alias="azure-devops")
+    todoist: list[TodoistConnector] = Field(default_factory=list)
 
 
 class IdsSection(_Strict):
@@ -511,6 +587,24 @@ def _check_sources(config: Config, names: set[str]) -> None:
                 if alias in families:
                     raise ValueError(f"{where}.aliases: {alias!r} is a declared family, so it "
                                      "cannot also spell another one")
+    _check_todoist_sources(config, names, seen)
+
+
+def _check_todoist_sources(config: Config, names: set[str], seen: dict[str, str]) -> None:
+    """The same rules for todoist sources, whose Revetly project is ``revetly_project``
+    (their ``project`` names the Todoist project)."""
+    families = config.ids.families
+    for i, src in enumerate(config.connectors.todoist):
+        where = f"connectors.todoist.{i}"
+        if src.name in seen:
+            raise ValueError(f"{where}.name: {src.name!r} already names another source "
+                             f"({seen[src.name]})")
+        seen[src.name] = "todoist"
+        if src.revetly_project is not None and names and src.revetly_project not in names:
+            raise ValueError(f"{where}.revetly_project: unknown project {src.revetly_project!r}")
+        if src.prefix not in families:
+            raise ValueError(f"{where}.prefix: family {src.prefix!r} is not declared "
+                             "under [ids.families]")
 
 
 def _instance_project(src: _SourceRepo | GitHubConnector | AzureDevOpsConnector,

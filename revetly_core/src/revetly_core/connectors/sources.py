@@ -11,12 +11,13 @@ from revetly_core.connectors.adr import AdrConnector
 from revetly_core.connectors.azure_devops import AzureDevOpsConnector, azure_devops_source_id
 from revetly_core.connectors.backlog_md import BacklogMdConnector
 from revetly_core.connectors.github import GitHubConnector, github_source_id
+from revetly_core.connectors.todoist import TodoistConnector, todoist_source_id
 
 if TYPE_CHECKING:
     from revetly_core.store.protocols import Store
 
-DeclaredSource = BacklogMdConnector | AdrConnector | GitHubConnector | AzureDevOpsConnector
-TrackerSource = GitHubConnector | AzureDevOpsConnector
+TrackerSource = GitHubConnector | AzureDevOpsConnector | TodoistConnector
+DeclaredSource = BacklogMdConnector | AdrConnector | TrackerSource
 
 
 def folder_sources(root: Path, config: Config) -> list[BacklogMdConnector | AdrConnector]:
@@ -28,9 +29,11 @@ def folder_sources(root: Path, config: Config) -> list[BacklogMdConnector | AdrC
 
 
 def tracker_sources(config: Config) -> list[TrackerSource]:
-    """One connector per `[[connectors.github]]` entry, then per `[[connectors.azure-devops]]`."""
+    """One connector per `[[connectors.github]]` entry, then per `[[connectors.azure-devops]]`,
+    then per `[[connectors.todoist]]`."""
     out: list[TrackerSource] = [GitHubConnector(s, config) for s in config.connectors.github]
     out.extend(AzureDevOpsConnector(s, config) for s in config.connectors.azure_devops)
+    out.extend(TodoistConnector(s, config) for s in config.connectors.todoist)
     return out
 
 
@@ -71,6 +74,7 @@ def tracker_problems(config: Config, store: Store) -> tuple[int, list[CheckProbl
     """(items held, problems) of every tracker source as its last pass stored them."""
     ids = {github_source_id(s.name) for s in config.connectors.github}
     ids |= {azure_devops_source_id(s.name) for s in config.connectors.azure_devops}
+    ids |= {todoist_source_id(s.name) for s in config.connectors.todoist}
     held = sum(len(store.known(source)) for source in sorted(ids))
     out: list[CheckProblem] = []
     for row in store.problems():

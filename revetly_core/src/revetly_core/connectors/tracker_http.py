@@ -93,9 +93,16 @@ class TrackerHttp:
         such as Azure DevOps' WIQL and work item batches)."""
         return self.request("POST", url, params, body=body)
 
+    def post_form(self, url: str, form: Mapping[str, str]) -> Page:
+        """POST a form (Todoist's sync endpoint reads with one), with GET's waits, retries
+        and stops; the API must take the same request twice without harm (a read does)."""
+        return self.request("POST", url, None, form=form)
+
     def request(self, method: str, url: str, params: Mapping[str, str] | None = None, *,
-                etag: str | None = None, body: Any = None) -> Page:
-        """One request answered as a Page, with the waits and retries of ``get``."""
+                etag: str | None = None, body: Any = None,
+                form: Mapping[str, str] | None = None) -> Page:
+        """One request answered as a Page, with the waits and retries of ``get``; ``body``
+        goes as JSON, ``form`` as a form."""
         import httpx
 
         if not same_origin(url, self.api_url):
@@ -107,7 +114,8 @@ class TrackerHttp:
             self.requests += 1
             try:
                 status, resp_headers, raw, links = self._send(url, params, headers,
-                                                              method=method, body=body)
+                                                              method=method, body=body,
+                                                              form=form)
             except httpx.TransportError as exc:
                 reason = f"the connection failed ({type(exc).__name__})"
                 attempt = self._retry_or_stop(attempt, "disconnected", reason)
@@ -170,9 +178,11 @@ class TrackerHttp:
                         resp_headers.get("etag"))
 
     def _send(self, url: str, params: Mapping[str, str] | None, headers: dict[str, str], *,
-              method: str = "GET", body: Any = None,
+              method: str = "GET", body: Any = None, form: Mapping[str, str] | None = None,
               ) -> tuple[int, httpx.Headers, bytes, dict[str, dict[str, str]]]:
         extra: dict[str, Any] = {} if body is None else {"json": body}
+        if form is not None:
+            extra["data"] = dict(form)
         with self.client().stream(method, url, params=params, headers=headers,
                                   **extra) as resp:
             chunks: list[bytes] = []
@@ -270,8 +280,9 @@ def refusal_detail(status: int, body: bytes) -> str:
     message = ""
     try:
         data = json.loads(body[:4096])
-        if isinstance(data, dict) and isinstance(data.get("message"), str):
-            message = f": {data['message'][:200]}"
+        said = data.get("message", data.get("error")) if isinstance(data, dict) else None
+        if isinstance(said, str):  # GitHub says "message", Todoist "error"
+            message = f": {said[:200]}"
     except (ValueError, RecursionError):
         pass
     hint = " (check the token and its scopes)" if status in (401, 403) else ""

@@ -58,10 +58,22 @@ def azure_devops_writer(config: Config, name: str, env: Mapping[str, str],
     return None
 
 
+def todoist_writer(config: Config, name: str, env: Mapping[str, str],
+                   root: Path) -> TrackerWriter | None:
+    """The Todoist adapter of ``[[connectors.todoist]]`` ``name`` (the root is not needed)."""
+    from revetly_core.writeback.todoist import TodoistWriter
+
+    for settings in config.connectors.todoist:
+        if settings.name == name:
+            return TodoistWriter(settings, environ=env)
+    return None
+
+
 WRITERS: dict[str, WriterFactory] = {
     "github": github_writer,
     "backlog-md": backlog_md_writer,
     "azure-devops": azure_devops_writer,
+    "todoist": todoist_writer,
 }
 
 
