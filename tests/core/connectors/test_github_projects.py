@@ -314,3 +314,17 @@ def test_a_redirect_never_carries_the_token_elsewhere(tmp_path: Path,
     for path in (engine.root / ".revetly").rglob("*"):
         if path.is_file():
             assert TOKEN.encode() not in path.read_bytes(), path
+
+
+def test_a_failed_fetch_of_a_changed_issue_is_taken_again_next_pass(
+        board: tuple[Engine, FakeGitHub]) -> None:
+    engine, fake = board
+    fake.set_project_value(3, "Status", "Done")
+    fake.fail(f"{ISSUES}/3", status=503, method="GET")
+    engine.sync()
+    assert _health(engine)["partial"] is True and _status(engine, 3) == "ready"
+    fake.requests.clear()
+    summary = engine.sync()
+    assert f"{ISSUES}/3" in fake.paths_requested()
+    assert _status(engine, 3) == "done" and _counts(summary)["read"] >= 1
+    assert _health(engine)["partial"] is False

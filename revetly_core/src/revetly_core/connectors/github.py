@@ -366,7 +366,9 @@ class GitHubConnector:
                     since, etag = None, None
             issues = self._list(http, f"/repos/{repo}/issues", since, etag, on_issues)
             if plan is not None and issues.stop is None:
-                refetched = self._refetch(http, plan, batch, known, seen, numbers, full=full)
+                refetched, taken = self._refetch(http, plan, batch, known, seen, numbers,
+                                                 full=full)
+                read += taken
             comments = _Listing(newest=cursor.get("comments_since"))
             if not issues.not_modified and issues.stop is None:
                 held = numbers | {int(k.id.rsplit("-", 1)[1]) for k in known.values()
@@ -465,19 +467,20 @@ class GitHubConnector:
 
     def _refetch(self, http: TrackerHttp, plan: _ProjectPlan, batch: SourceBatch,
                  known: dict[str, KnownArtifact], seen: set[str], numbers: set[int], *,
-                 full: bool) -> TrackerStop | None:
+                 full: bool) -> tuple[TrackerStop | None, int]:
         """Fetch, one request each, the held issues whose project values changed and which
-        the listing did not bring; the stop that ended it, if one did."""
+        the listing did not bring: (the stop that ended it, if one did; issues read)."""
+        taken = 0
         for n in sorted(plan.refetch - numbers):
             try:
                 page = http.send("GET", f"/repos/{self.settings.repo}/issues/{n}",
                                  idempotent=True, missing_ok=True)
             except TrackerStop as stop:
-                return stop
+                return stop, taken
             if page.data is not None:  # a 404: gone; the next whole listing removes it
-                self._take_issue(page.data, 0, batch, known, seen, numbers, full=full,
-                                 project=plan.read.values)
-        return None
+                taken += self._take_issue(page.data, 0, batch, known, seen, numbers,
+                                          full=full, project=plan.read.values)
+        return None, taken
 
     @staticmethod
     def _digests_kept(plan: _ProjectPlan, numbers: set[int], *, stopped: bool) -> dict[str, str]:
