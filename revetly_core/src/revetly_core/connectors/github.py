@@ -409,6 +409,8 @@ class GitHubConnector:
             batch.cleared_paths.add(PROJECT_PATH)
             assert self.settings.projects_v2 is not None
             batch.cursor["project_of"] = project_label(self.settings.projects_v2)
+            batch.cursor["project_read"] = {"pages": plan.read.pages, "points": plan.read.cost,
+                                            "items_left_out": plan.read.skipped}
             batch.cursor["project_digests"] = self._digests_kept(
                 plan, numbers, stopped=stop is not None)
         return batch
