@@ -328,3 +328,22 @@ def test_a_failed_fetch_of_a_changed_issue_is_taken_again_next_pass(
     assert f"{ISSUES}/3" in fake.paths_requested()
     assert _status(engine, 3) == "done" and _counts(summary)["read"] >= 1
     assert _health(engine)["partial"] is False
+
+
+def test_a_disconnect_mid_read_is_partial_and_resumes(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TOKEN_ENV, TOKEN)
+    fake = FakeGitHub()
+    with serving(fake):
+        for n in range(1, 151):
+            fake.add_issue(n, f"Issue number {n}", labels=("story",))
+            fake.add_project_item(n, {"Status": "Icebox"})
+        fake.fail(GRAPHQL, disconnect=True, after=1)
+        engine = _instance(tmp_path, fake)
+        engine.sync()
+        assert _health(engine)["partial"] is True
+        assert _problems(engine, "tracker-disconnected")[0]["path"] == "projects_v2"
+        fake.requests.clear()
+        engine.sync()
+        assert _graphql(fake)[0].body["variables"]["after"] is not None
+        assert {_status(engine, n) for n in (1, 150)} == {"parked"}
