@@ -12,6 +12,11 @@ The fake GitHub of the test suite (tests/support/fake_github.py) serves ``--issu
 (b) an incremental pass after 10 issues changed (issue 17's target: <= 3 requests, <= 1 s);
 (c) a quiet pass (nothing changed: one request, answered 304).
 
+Then (d)-(f) the same with ``[connectors.github.projects_v2]``: every issue is an item of one
+GitHub Project (v2) with a Status value, read by GraphQL (100 items a page) in a second
+instance: (d) its full pass, (e) an incremental pass after 10 items' Status changed on the
+board (the issues themselves unchanged), (f) a quiet pass.
+
 Beside (a) the floor: the same pages fetched by a bare httpx loop following ``Link`` (no
 parsing, no store), in the same run, so the ratio holds however loaded the machine is. The
 1-minute load average is recorded with each run. Results: bench/results/github.json.
@@ -50,6 +55,26 @@ def populate(fake: FakeGitHub, issues: int) -> None:
             fake.add_comment(n, f"Looked at {n}.")
 
 
+PROJECT_TOML = """
+[connectors.github.projects_v2]
+owner = "acme"
+number = 1
+
+[connectors.github.projects_v2.statuses]
+Todo = "ready"
+"In Progress" = "in-progress"
+Done = "done"
+"""
+OPTIONS = ("Todo", "In Progress", "Done")
+
+
+def put_on_board(fake: FakeGitHub, issues: int) -> None:
+    """Every issue (not the pull requests) on the project, with a Status option."""
+    for n in range(1, issues + 1):
+        if n % 20:
+            fake.add_project_item(n, {"Status": OPTIONS[n % 3], "Priority": "P2"})
+
+
 def bare_fetch(url: str) -> tuple[float, int]:
     """(seconds, requests) of fetching every issue and comment page with plain httpx."""
     import httpx
@@ -66,6 +91,23 @@ def bare_fetch(url: str) -> tuple[float, int]:
                 resp.json()
                 next_url, params = resp.links.get("next", {}).get("url"), None
     return time.perf_counter() - started, requests
+
+
+def bare_project_fetch(url: str) -> tuple[float, int]:
+    """(seconds, requests) of paging the project's items with plain httpx (no parsing)."""
+    import httpx
+    from revetly_core.connectors.github_projects import ITEMS_QUERY
+
+    started, requests, after = time.perf_counter(), 0, None
+    with httpx.Client(base_url=url) as client:
+        while True:
+            resp = client.post("/graphql", json={"query": ITEMS_QUERY, "variables": {
+                "owner": "acme", "number": 1, "first": 100, "after": after, "values": 50}})
+            requests += 1
+            info = resp.json()["data"]["repositoryOwner"]["projectV2"]["items"]["pageInfo"]
+            if not info["hasNextPage"]:
+                return time.perf_counter() - started, requests
+            after = info["endCursor"]
 
 
 def timed_sync(engine: Any, fake: FakeGitHub) -> dict[str, Any]:
@@ -100,6 +142,16 @@ def main() -> None:
         incremental = timed_sync(engine, fake)
         quiet_first = timed_sync(engine, fake)  # records the listing's ETag
         quiet = timed_sync(engine, fake)
+        put_on_board(fake, args.issues)
+        board_floor_s, board_floor_requests = bare_project_fetch(fake.url)
+        board = github_instance(Path(tmp) / "board", fake.url, extra=PROJECT_TOML)
+        project_full = timed_sync(board, fake)
+        timed_sync(board, fake)  # records the listing's ETag
+        for n in range(1, args.issues + 1, step)[: args.changed]:
+            fake.set_project_value(n if n % 20 else n + 1, "Status", "In Progress"
+                                   if (n % 3) != 1 else "Done")
+        project_incremental = timed_sync(board, fake)
+        project_quiet = timed_sync(board, fake)
     results = {
         "issues": args.issues, "changed": args.changed, "load_1m": round(load, 2),
         "floor_bare_httpx": {"seconds": round(floor_s, 3), "requests": floor_requests},
@@ -108,6 +160,12 @@ def main() -> None:
         "quiet": quiet, "targets": TARGETS,
         "incr_within_targets": incremental["requests"] <= TARGETS["incr_requests"]
         and incremental["seconds"] <= TARGETS["incr_s"],
+        "project_v2": {"items": sum(1 for n in range(1, args.issues + 1) if n % 20),
+                       "floor_bare_httpx": {"seconds": round(board_floor_s, 3),
+                                            "requests": board_floor_requests},
+                       "full": project_full,
+                       "incremental_after_board_changes": project_incremental,
+                       "quiet": project_quiet},
     }
     args.results_dir.mkdir(parents=True, exist_ok=True)
     (args.results_dir / "github.json").write_text(json.dumps(results, indent=2))

@@ -8,7 +8,15 @@ shaped as GitHub documents them: JSON arrays of issue / comment objects, ``state
 limits, 5xx), a body that is not JSON, or a connection dropped mid-body. Every request is
 recorded (method, path, query, headers, JSON body) so tests assert what the connector sent.
 
-The write side (what the GitHub write adapter calls) is served too: ``PATCH`` an issue's
+GitHub Projects (v2) are served on ``POST /graphql``: the fake parses no GraphQL, it answers
+the project items query (``repositoryOwner → projectV2 → items(first, after)``) with the
+shape GitHub documents (``pageInfo { hasNextPage endCursor }``, item ``content`` with its
+``__typename``, ``fieldValues`` nodes of single-select and other value types, ``rateLimit``),
+or GraphQL ``errors`` for a project it does not hold. Faults apply to ``/graphql`` as to any
+path.
+
+One issue is served at ``GET /repos/{owner}/{repo}/issues/{number}``. The write side (what
+the GitHub write adapter calls) is served too: ``PATCH`` an issue's
 state, ``POST``/``DELETE`` an issue's labels, ``GET``/``POST`` an issue's comments, ``PATCH``
 a comment, and ``GET`` a repository label. A fault may be limited to one method, and may
 apply the write before it drops the connection (``apply_first``: the answer is lost, the
@@ -85,6 +93,10 @@ class FakeGitHub:
         """(kind, key) -> (created_at, updated_at) as the fake keeps them."""
         self.repo_labels: set[str] = set()
         """The repository's labels (an issue's labels are created here when added)."""
+        self.project_owner = "acme"
+        self.project_number = 1
+        self.project_items: list[dict[str, Any]] = []
+        """The project's items in board order: ``content`` and ``values`` (field -> option)."""
 
     # -- building the repository -----------------------------------------------------------
 
@@ -161,6 +173,62 @@ class FakeGitHub:
             self.items[issue]["updated_at"] = when
             self.clock[("issue", issue)] = (self.clock[("issue", issue)][0], when)
         return comment
+
+    # -- the project (v2) ----------------------------------------------------------------------
+
+    def add_project_item(self, number: int, values: dict[str, str] | None = None, *,
+                         repo: str | None = None, kind: str = "Issue") -> dict[str, Any]:
+        """An item on the project: an issue (of this repository unless ``repo``), a
+        ``PullRequest`` or a ``DraftIssue``, with its single-select values."""
+        item = {"id": f"PVTI_{len(self.project_items) + 1}", "kind": kind, "number": number,
+                "repo": repo or self.repo, "values": dict(values or {})}
+        with self._lock:
+            self.project_items.append(item)
+        return item
+
+    def set_project_value(self, number: int, field_name: str, option: str | None) -> None:
+        """Set (or clear, with None) one single-select value of this repository's issue."""
+        with self._lock:
+            for item in self.project_items:
+                if item["kind"] == "Issue" and item["number"] == number and \
+                        item["repo"] == self.repo:
+                    if option is None:
+                        item["values"].pop(field_name, None)
+                    else:
+                        item["values"][field_name] = option
+
+    def remove_project_item(self, number: int) -> None:
+        with self._lock:
+            self.project_items = [i for i in self.project_items
+                                  if not (i["kind"] == "Issue" and i["number"] == number)]
+
+    def graphql(self, body: Any) -> dict[str, Any]:
+        """The answer to the project items query, one page from ``after``."""
+        import base64
+
+        variables = body.get("variables") or {} if isinstance(body, dict) else {}
+        if variables.get("owner") != self.project_owner or \
+                variables.get("number") != self.project_number:
+            return {"data": {"rateLimit": {"cost": 1, "remaining": 4999},
+                             "repositoryOwner": {"projectV2": None}},
+                    "errors": [{"type": "NOT_FOUND", "path": ["repositoryOwner", "projectV2"],
+                                "locations": [{"line": 5, "column": 7}],
+                                "message": "Could not resolve to a ProjectV2 with the number "
+                                           f"{variables.get('number')}."}]}
+        first = min(100, int(variables.get("first") or 100))
+        after = variables.get("after")
+        start = int(base64.b64decode(after).decode().split(":")[1]) if after else 0
+        with self._lock:
+            chunk = [json.loads(json.dumps(i)) for i in self.project_items[start:start + first]]
+            total = len(self.project_items)
+        end = start + len(chunk)
+        return {"data": {"rateLimit": {"cost": 1, "remaining": 4999}, "repositoryOwner": {
+            "projectV2": {"items": {
+                "pageInfo": {"hasNextPage": end < total,
+                             "endCursor": base64.b64encode(f"cursor:{end}".encode()).decode()
+                             if chunk else None},
+                "nodes": [_project_node(i, int(variables.get("values") or 8)) for i in chunk],
+            }}}}}
 
     def fail(self, path: str, **kwargs: Any) -> Fault:
         """Answer the next request(s) to ``path`` with a fault (see Fault)."""
@@ -317,6 +385,13 @@ class FakeGitHub:
             self.clock[("comment", cid)] = (self.clock[("comment", cid)][0], when)
             return 200, dict(comment)
 
+    def issue(self, number: int) -> tuple[int, Any]:
+        """GET /repos/{repo}/issues/{number}: the issue (or pull request) as listed."""
+        with self._lock:
+            if number in self.items:
+                return 200, json.loads(json.dumps(self.items[number]))
+        return 404, {"message": "Not Found"}
+
     def repo_label(self, name: str) -> tuple[int, Any]:
         """GET /repos/{repo}/labels/{name}."""
         from urllib.parse import unquote
@@ -330,6 +405,19 @@ class FakeGitHub:
 def _user(login: str) -> dict[str, Any]:
     return {"login": login, "id": abs(hash(login)) % 10**6, "node_id": f"U_{login}",
             "type": "User", "site_admin": False, "html_url": f"https://github.com/{login}"}
+
+
+def _project_node(item: dict[str, Any], first_values: int) -> dict[str, Any]:
+    """One project item as the query selects it (only the fields asked for)."""
+    if item["kind"] == "Issue":
+        content: dict[str, Any] = {"__typename": "Issue", "number": item["number"],
+                                   "repository": {"nameWithOwner": item["repo"]}}
+    else:  # a pull request or a draft: only __typename, as no fragment selects them
+        content = {"__typename": item["kind"]}
+    values: list[dict[str, Any]] = [{"__typename": "ProjectV2ItemFieldTextValue"}]
+    values += [{"__typename": "ProjectV2ItemFieldSingleSelectValue", "name": option,
+                "field": {"name": name}} for name, option in item["values"].items()]
+    return {"id": item["id"], "content": content, "fieldValues": {"nodes": values[:first_values]}}
 
 
 def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
@@ -367,7 +455,15 @@ def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             self._send(status, json.dumps(answer).encode())
 
         def do_POST(self) -> None:
-            self._write("POST")
+            if urlsplit(self.path).path != "/graphql":
+                return self._write("POST")
+            path, _, body = self._record("POST")
+            fault = fake.fault_for(path, "POST")
+            if fault is not None:
+                return self._fault(fault)
+            self._send(200, json.dumps(fake.graphql(body)).encode(),
+                       {"x-ratelimit-limit": "5000", "x-ratelimit-remaining": "4999",
+                        "x-ratelimit-resource": "graphql"})
 
         def do_PATCH(self) -> None:
             self._write("PATCH")
@@ -383,6 +479,10 @@ def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             label_path = f"/repos/{fake.repo}/labels/"
             if path.startswith(label_path):
                 status, answer = fake.repo_label(path[len(label_path):])
+                return self._send(status, json.dumps(answer).encode())
+            issue_path = f"/repos/{fake.repo}/issues/"
+            if path.startswith(issue_path) and path[len(issue_path):].isdigit():
+                status, answer = fake.issue(int(path[len(issue_path):]))
                 return self._send(status, json.dumps(answer).encode())
             parts = urlsplit(self.path)
             rows = fake.listing(parts.path, query)

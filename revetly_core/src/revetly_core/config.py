@@ -140,6 +140,22 @@ class AdrConnector(SourceRepoSettings):
 # -- [[connectors.github]] (issue 17, the read side) -----------------------------------------
 
 @dataclass(frozen=True)
+class GitHubProjectsV2:
+    """One GitHub Project (v2) whose single-select values ride on the repository's issues
+    (``[connectors.github.projects_v2]``, docs/sources.md#github-projects)."""
+
+    owner: str
+    """The organization or user login that owns the project."""
+    number: int
+    """The project's number (``…/projects/<number>`` in its URL)."""
+    status_field: str = "Status"
+    """The single-select field whose value sets an item's status."""
+    statuses: dict[str, str] = field(default_factory=dict)
+    """That field's option names -> our statuses (draft, ready, in-progress, done, parked,
+    discarded); an option left out is kept in metadata and named by ``check``."""
+
+
+@dataclass(frozen=True)
 class GitHubConnector:
     """A GitHub repository's issues, read over the REST API (docs/sources.md)."""
 
@@ -160,6 +176,8 @@ class GitHubConnector:
     retries: int = 3
     max_response_bytes: int = 20_000_000
     max_body_bytes: int = 1_000_000
+    projects_v2: GitHubProjectsV2 | None = None
+    """The GitHub Project (v2) read beside the issues (unset: issues only)."""
 
     def prefixes(self) -> dict[str, str]:
         return {"prefix": self.prefix}
@@ -408,6 +426,7 @@ _NESTED: dict[type, dict[str, tuple[str, type]]] = {
                         "azure_devops": ("list", AzureDevOpsConnector),
                         "todoist": ("list", TodoistConnector)},
     AuthSection: {"grants": ("one", GrantsSection)},
+    GitHubConnector: {"projects_v2": ("one", GitHubProjectsV2)},
 }
 """Fields holding other sections: how (one, a list, a name -> section map) and of which class."""
 

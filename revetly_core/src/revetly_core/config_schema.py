@@ -176,6 +176,40 @@ class AdrConnector(_SourceRepo):
 
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_LOGIN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
+
+
+class GitHubProjectsV2(_Strict):
+    """One GitHub Project (v2) whose single-select values ride on the repository's issues
+    (``[connectors.github.projects_v2]``, docs/sources.md#github-projects)."""
+
+    owner: str
+    number: int = Field(ge=1)
+    status_field: str = "Status"
+    statuses: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("owner")
+    @classmethod
+    def _owner(cls, value: str) -> str:
+        if not _LOGIN.match(value):
+            raise ValueError(f"{value!r} must be a GitHub organization or user login")
+        return value
+
+    @field_validator("status_field")
+    @classmethod
+    def _status_field(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("name the project's single-select status field")
+        return value
+
+    @field_validator("statuses")
+    @classmethod
+    def _statuses(cls, value: dict[str, str]) -> dict[str, str]:
+        for option, status in value.items():
+            if status not in WORK_ITEM_STATUSES:
+                raise ValueError(f"option {option!r} maps to {status!r}, not a status "
+                                 f"({', '.join(WORK_ITEM_STATUSES)})")
+        return value
 
 
 class GitHubConnector(_Strict):
@@ -193,6 +227,7 @@ class GitHubConnector(_Strict):
     retries: int = Field(default=3, ge=0, le=10)
     max_response_bytes: int = Field(default=20_000_000, ge=1024)
     max_body_bytes: int = Field(default=1_000_000, ge=1)
+    projects_v2: GitHubProjectsV2 | None = None
 
     @field_validator("name")
     @classmethod

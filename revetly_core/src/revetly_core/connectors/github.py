@@ -31,6 +31,19 @@ from revetly_core.connectors.base import (
     SourceBatch,
     no_progress,
 )
+from revetly_core.connectors.github_projects import (
+    PROJECT_PATH,
+    ProjectRead,
+    Values,
+    changed_numbers,
+    fingerprints,
+    project_label,
+    read_project,
+    relist_instead,
+    unmapped_option,
+    unmapped_problem,
+    with_project,
+)
 from revetly_core.connectors.tracker_http import Sleep, TrackerHttp, TrackerStop
 from revetly_core.connectors.tracker_types import item_type
 from revetly_core.model import Artifact, HistoryEntry
@@ -228,6 +241,19 @@ def comment_entry(raw: Mapping[str, Any], repo: str) -> tuple[int, HistoryEntry]
 
 
 @dataclass
+class _ProjectPlan:
+    """This pass's project read and what it asks of the issue read: which issues' values
+    changed, which of those to fetch one by one, and whether to list every issue instead."""
+
+    read: ProjectRead
+    before: dict[str, str]
+    now: dict[str, str]
+    changed: set[int]
+    refetch: set[int]
+    relist: bool
+
+
+@dataclass
 class _Listing:
     """Where one listing got to: the newest ``updated_at`` read and why it stopped, if so."""
 
@@ -321,14 +347,28 @@ class GitHubConnector:
         repo = self.settings.repo
         http = self._http()
 
+        plan: _ProjectPlan | None = None
+        refetched: TrackerStop | None = None
+
         def on_issues(items: list[Any]) -> None:
             nonlocal read
             for i, raw in enumerate(items):
-                read += self._take_issue(raw, i, batch, known, seen, numbers, full=full)
+                read += self._take_issue(raw, i, batch, known, seen, numbers, full=full,
+                                         project=plan.read.values if plan else None)
             progress(f"read {self.source_id}", read, 0)
 
         try:
+            if self.settings.projects_v2 is not None:
+                plan = self._plan_project(http, known, cursor, full=full, progress=progress)
+                if plan.read.stop is not None:
+                    return self._project_stopped(batch, cursor, plan.read)
+                if plan.relist:
+                    since, etag = None, None
             issues = self._list(http, f"/repos/{repo}/issues", since, etag, on_issues)
+            if plan is not None and issues.stop is None:
+                refetched, taken = self._refetch(http, plan, batch, known, seen, numbers,
+                                                 full=full)
+                read += taken
             comments = _Listing(newest=cursor.get("comments_since"))
             if not issues.not_modified and issues.stop is None:
                 held = numbers | {int(k.id.rsplit("-", 1)[1]) for k in known.values()
@@ -343,7 +383,7 @@ class GitHubConnector:
         batch.read_count = read
         batch.cleared_paths = {LISTING_PATH} | {issue_path(n) for n in numbers} | {
             p.path for p in batch.problems}
-        stop = issues.stop or comments.stop
+        stop = issues.stop or refetched or comments.stop
         if stop is not None:
             batch.partial = stop.resumable
             batch.gaps.append(f"{stop.code}: {stop.detail}")
@@ -365,12 +405,104 @@ class GitHubConnector:
                         "comments_since": comments.newest}
         if batch.cursor["etag_since"] is None:  # an ETag holds only for the URL it answered
             batch.cursor["etag"] = None
+        if plan is not None:
+            batch.cleared_paths.add(PROJECT_PATH)
+            assert self.settings.projects_v2 is not None
+            batch.cursor["project_of"] = project_label(self.settings.projects_v2)
+            batch.cursor["project_read"] = {"pages": plan.read.pages, "points": plan.read.cost,
+                                            "items_left_out": plan.read.skipped}
+            batch.cursor["project_digests"] = self._digests_kept(
+                plan, numbers, stopped=stop is not None)
         return batch
+
+    def _plan_project(self, http: TrackerHttp, known: dict[str, KnownArtifact],
+                      cursor: dict[str, Any], *, full: bool,
+                      progress: Progress) -> _ProjectPlan:
+        """Read the project (resuming a stopped read unless ``full``) and decide how the
+        issues whose values changed are brought up to date."""
+        settings = self.settings.projects_v2
+        assert settings is not None
+        label = project_label(settings)
+        resume = not full and cursor.get("project_of") == label and \
+            isinstance(cursor.get("project_after"), str)
+        pending = {int(n): dict(v) for n, v in (cursor.get("project_pending") or {}).items()
+                   } if resume else {}
+        got = read_project(http, settings, self.settings.repo,
+                           after=cursor["project_after"] if resume else None, pending=pending,
+                           on_page=lambda pages: progress(f"read {self.source_id} project",
+                                                          pages, 0))
+        before = {} if full or cursor.get("project_of", label) != label else dict(
+            cursor.get("project_digests") or {})
+        now = fingerprints(got.values, settings)
+        changed = changed_numbers(before, now)
+        held = {int(k.id.rsplit("-", 1)[1]) for k in known.values()
+                if not k.deleted and k.id.rsplit("-", 1)[-1].isdigit()}
+        relist = not full and relist_instead(len(changed & held), len(held))
+        return _ProjectPlan(got, before, now, changed,
+                            set() if full or relist else changed & held, relist)
+
+    def _project_stopped(self, batch: SourceBatch, cursor: dict[str, Any],
+                         got: ProjectRead) -> SourceBatch:
+        """A project read that stopped: no issue is read this pass (their statuses would be
+        half from the project), the problem is named, and a resumable stop keeps the pages
+        read and the end cursor for the next pass."""
+        settings = self.settings.projects_v2
+        assert settings is not None and got.stop is not None
+        stop = got.stop
+        batch.partial = stop.resumable
+        batch.complete = False
+        batch.history_complete = False
+        batch.gaps.append(f"{stop.code}: {stop.detail}")
+        batch.problems.append(FileProblem(
+            self.source_id, PROJECT_PATH, f"tracker-{stop.code}",
+            f"the project read stopped after {got.pages} page(s): {stop.detail}; "
+            + ("the next pass resumes where it stopped" if stop.resumable
+               else "fix the cause, then sync again"), severity="warning"))
+        batch.cleared_paths = {PROJECT_PATH}
+        kept = {k: v for k, v in cursor.items()
+                if k not in ("project_of", "project_after", "project_pending")}
+        if stop.resumable and got.after is not None:
+            kept.update(project_of=project_label(settings), project_after=got.after,
+                        project_pending={str(n): v for n, v in sorted(got.values.items())})
+        batch.cursor = kept
+        return batch
+
+    def _refetch(self, http: TrackerHttp, plan: _ProjectPlan, batch: SourceBatch,
+                 known: dict[str, KnownArtifact], seen: set[str], numbers: set[int], *,
+                 full: bool) -> tuple[TrackerStop | None, int]:
+        """Fetch, one request each, the held issues whose project values changed and which
+        the listing did not bring: (the stop that ended it, if one did; issues read)."""
+        taken = 0
+        for n in sorted(plan.refetch - numbers):
+            try:
+                page = http.send("GET", f"/repos/{self.settings.repo}/issues/{n}",
+                                 idempotent=True, missing_ok=True)
+            except TrackerStop as stop:
+                return stop, taken
+            if page.data is not None:  # a 404: gone; the next whole listing removes it
+                taken += self._take_issue(page.data, 0, batch, known, seen, numbers,
+                                          full=full, project=plan.read.values)
+        return None, taken
+
+    @staticmethod
+    def _digests_kept(plan: _ProjectPlan, numbers: set[int], *, stopped: bool) -> dict[str, str]:
+        """The fingerprints the cursor keeps: this pass's, except that after a stop an issue
+        whose change did not land keeps the old one, so the next pass takes it again."""
+        kept = dict(plan.now)
+        if stopped:
+            for n in plan.changed - numbers:
+                key = str(n)
+                if key in plan.before:
+                    kept[key] = plan.before[key]
+                else:
+                    kept.pop(key, None)
+        return dict(sorted(kept.items(), key=lambda kv: int(kv[0])))
 
     def _take_issue(self, raw: Any, index: int, batch: SourceBatch,
                     known: dict[str, KnownArtifact], seen: set[str], numbers: set[int], *,
-                    full: bool) -> int:
-        """Take one listed item into the batch; 0 for a pull request (skipped), else 1."""
+                    full: bool, project: dict[int, Values] | None = None) -> int:
+        """Take one listed item into the batch (with its project values when a project is
+        read); 0 for a pull request (skipped), else 1."""
         number = raw.get("number") if isinstance(raw, dict) else None
         path = issue_path(number) if isinstance(number, int) and number > 0 else \
             f"{LISTING_PATH} (item {index + 1} of a page)"
@@ -389,6 +521,13 @@ class GitHubConnector:
             return 1
         seen.add(art.id)
         numbers.add(int(raw["number"]))
+        settings = self.settings.projects_v2
+        if settings is not None and project is not None:
+            values = project.get(int(raw["number"]), {})
+            art = with_project(art, values, settings)
+            option = unmapped_option(values, settings)
+            if option is not None:
+                batch.problems.append(unmapped_problem(self.source_id, path, option, settings))
         k = known.get(art.id)
         if full or k is None or k.deleted or k.blob != art.blob:
             batch.upserts.append(art)
