@@ -45,7 +45,8 @@ def seed_instance(instance: Instance) -> None:
     """Two artifacts a rule and a profile can rest on, read into the CONTEXT."""
     instance.git.write_and_commit({
         "notes/DEC-0001.md": md("DEC-0001", "Refund approvals", "decision", status="accepted", body=DECISION),
-        "notes/DEC-0002.md": md("DEC-0002", "Customer replies", "decision", status="accepted", body=PREFERENCE),
+        "notes/DEC-0002.md": md("DEC-0002", "Customer replies", "decision", status="accepted",
+                                body=PREFERENCE),
     })
     instance.sync()
 

@@ -88,15 +88,16 @@ def test_a_scope_of_another_tenant_is_refused_with_a_valid_credential(w: Proposa
 
 def test_a_source_the_memory_does_not_hold_is_refused(w: ProposalWorld) -> None:
     with pytest.raises(Refusal) as refused:
-        w.proposals.propose_rule(w.session, refund_rule(sources=[{"kind": "memory", "artifact_id": "DEC-0099"}]),
-                                 "p-1")
+        w.proposals.propose_rule(
+            w.session, refund_rule(sources=[{"kind": "memory", "artifact_id": "DEC-0099"}]), "p-1")
     assert refused.value.code == "no-memory-source"
     assert w.proposals.proposals(w.owner, w.scope)["count"] == 0
 
 
 def test_a_sensitive_source_is_withheld_from_a_remote_binding_only(w: ProposalWorld) -> None:
     w.instance.git.write_and_commit({"notes/DEC-0003.md": md(
-        "DEC-0003", "Salaries", "decision", status="accepted", sensitivity="restricted", body="Salary bands.\n")})
+        "DEC-0003", "Salaries", "decision", status="accepted", sensitivity="restricted",
+        body="Salary bands.\n")})
     w.instance.sync()
     sensitive = refund_rule(sources=[{"kind": "memory", "artifact_id": "DEC-0003"}])
     with pytest.raises(Refusal) as refused:
@@ -158,7 +159,8 @@ def test_a_rejection_needs_no_source_recheck(w: ProposalWorld) -> None:
 def test_only_the_owner_reviews(w: ProposalWorld) -> None:
     receipt = w.proposals.propose_rule(w.session, refund_rule(), "p-1")
     with pytest.raises(Refusal) as refused:
-        w.proposals.review("rvo_not-the-owner", w.scope, receipt["proposal_id"], "approve", reviewer="Mallory")
+        w.proposals.review("rvo_not-the-owner", w.scope, receipt["proposal_id"], "approve",
+                           reviewer="Mallory")
     assert refused.value.code == "not_owner"
 
 
