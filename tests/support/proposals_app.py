@@ -8,7 +8,8 @@ instance's Engine as canonical memory, runs one operation and prints its JSON an
 - ``review PROPOSAL``: the owner approves it;
 - ``qualify PROPOSAL KEY EXPIRES``: qualify it, to expire at the ISO instant EXPIRES, with a
   trusted test qualifier that appends one line to WORK/qualifier.log each time it runs;
-- ``activate PROPOSAL QUALIFICATION``: activate it.
+- ``activate PROPOSAL QUALIFICATION``: activate it;
+- ``serve``: serve the governed MCP server on stdio with the proposals bound.
 
 Tests arm REVETLY_CRASH_AT to kill it at one of the proposal or lifecycle crash points.
 """
@@ -28,10 +29,12 @@ from revetly_core import (
     EvidenceService,
     FeedbackService,
     ProposalService,
+    RagService,
     Refusal,
     RuleLifecycle,
     Scope,
 )
+from revetly_mcp import GovernedMCPServer
 
 SCOPE = Scope("desk", "support")
 RULE = {"title": "Large refunds need approval", "tool": "issue_refund",
@@ -63,6 +66,12 @@ def main(argv: list[str]) -> int:
     session = evidence.principals.session(read_credential_file(work_dir / "app.token"), SCOPE)
     proposals = ProposalService(FeedbackService(evidence), Engine.open(instance))
     lifecycle = RuleLifecycle(proposals)
+    if op == "serve":
+        rag = RagService(proposals.feedback)
+        GovernedMCPServer(proposals.feedback, rag, session, proposals=proposals).serve()
+        rag.close()
+        evidence.close()
+        return 0
     try:
         if op == "propose":
             answer = proposals.propose_rule(session, RULE, args[0])
