@@ -34,7 +34,8 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     work.mkdir()
     evidence, owner = EvidenceService.create(homes, "vault")
     principal, token = evidence.principals.issue_credential(owner, "desk agent")
-    evidence.principals.grant(owner, principal, ["propose", "read"], SCOPE, datetime.now(UTC) + timedelta(days=1))
+    evidence.principals.grant(owner, principal, ["propose", "read"], SCOPE,
+                              datetime.now(UTC) + timedelta(days=1))
     evidence.close()
     write_private_file(work / "owner.token", owner.encode())
     write_private_file(work / "app.token", token.encode())
