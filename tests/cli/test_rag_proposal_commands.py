@@ -78,10 +78,10 @@ def test_propose_review_and_the_lifecycle_from_the_command_line(cli: tuple[Rag, 
     q = accepted["qualification"]["qualification_id"]
     rule = ["--rule", receipt["proposal_id"], *memory(instance)]
     assert rag.run("owner.token", "owner", "activate", "--qualification", q, *rule)["generation"] == 1
-    assert rag.run("owner.token", "owner", "shadow", *rule)["state"] == "shadow"
-    assert rag.run("owner.token", "owner", "suspend", "--reason", "pause", *rule)["state"] == "suspended"
+    assert rag.run("owner.token", "owner", "shadow-rule", *rule)["state"] == "shadow"
+    assert rag.run("owner.token", "owner", "suspend-rule", "--reason", "pause", *rule)["state"] == "suspended"
     assert rag.run("owner.token", "owner", "rollback", "--generation", "1", *rule)["rolled_back_to"] == 1
-    assert rag.run("owner.token", "owner", "revoke", *rule)["state"] == "revoked"
+    assert rag.run("owner.token", "owner", "revoke-rule", *rule)["state"] == "revoked"
     history = rag.run("owner.token", "owner", "rule-history", *rule)
     states = [g["state"] for g in history["generations"]]
     assert states == ["active", "shadow", "suspended", "active", "revoked"]

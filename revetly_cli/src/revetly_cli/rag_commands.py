@@ -472,6 +472,7 @@ def owner_activate(
 
 
 def _state_command(name: str, help_text: str) -> None:
+    """`owner NAME-rule`: one lifecycle move (`owner revoke` itself revokes grants)."""
     def command(ctx: typer.Context, rule: Annotated[str, typer.Option("--rule", help="The rule's id.")],
                 reason: Annotated[str, typer.Option("--reason", help="Why.")] = "",
                 memory: MemoryOption = None, memory_tenant: TenantOption = "local",
@@ -480,7 +481,7 @@ def _state_command(name: str, help_text: str) -> None:
                lambda scope: lambda owner, lc: getattr(lc, name)(owner, scope, rule, reason=reason))
 
     command.__doc__ = help_text
-    owner_app.command(name)(command)
+    owner_app.command(f"{name}-rule")(command)
 
 
 _state_command("shadow", "Keep evaluating an active rule without enforcing it.")
