@@ -213,9 +213,21 @@ def test_a_profile_goes_through_the_same_lifecycle(w: ProposalWorld) -> None:
     assert [r["rule_id"] for r in w.lifecycle.in_use(w.scope)] == [receipt["proposal_id"]]
 
 
-@pytest.mark.parametrize(("current", "target", "allowed"), [
-    (None, "active", True), (None, "shadow", True), (None, "suspended", False), ("active", "shadow", True),
-    ("shadow", "suspended", True), ("suspended", "active", True), ("revoked", "active", False),
-    ("revoked", "revoked", False), ("active", "revoked", True)])
-def test_the_transitions_a_lifecycle_permits(current: str | None, target: str, allowed: bool) -> None:
-    assert transition_allowed(current, target) is allowed  # type: ignore[arg-type]
+@pytest.mark.parametrize(("current", "target", "checked", "allowed"), [
+    (None, "active", True, True), (None, "shadow", True, True), ("suspended", "active", True, True),
+    ("shadow", "active", True, True), ("revoked", "active", True, False),
+    (None, "shadow", False, False), (None, "suspended", False, False), ("active", "shadow", False, True),
+    ("shadow", "suspended", False, True), ("suspended", "shadow", False, False),
+    ("suspended", "active", False, False), (None, "revoked", False, True), ("active", "revoked", False, True),
+    ("revoked", "revoked", False, False)])
+def test_the_transitions_a_lifecycle_permits(current: str | None, target: str, checked: bool,
+                                             allowed: bool) -> None:
+    assert transition_allowed(current, target, checked=checked) is allowed  # type: ignore[arg-type]
+
+
+def test_shadowing_a_rule_never_activated_is_refused(w: ProposalWorld) -> None:
+    rule_id = approved_rule(w)
+    with pytest.raises(Refusal) as refused:
+        w.lifecycle.shadow(w.owner, w.scope, rule_id)
+    assert refused.value.code == "bad-transition"
+    assert w.lifecycle.evaluate(w.scope, "issue_refund", LARGE)["rules"] == []

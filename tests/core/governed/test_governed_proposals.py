@@ -182,3 +182,12 @@ def test_a_lost_rev_record_is_opened_again_by_a_retry(w: ProposalWorld) -> None:
     (w.instance.root / ".revetly" / "reviews" / f"{receipt['review_id']}.json").unlink()
     assert w.proposals.propose_rule(w.session, refund_rule(), "p-1") == receipt
     assert review_file(w, receipt["review_id"])["status"] == "pending"
+
+
+def test_proposals_are_counted_in_the_operational_metrics(w: ProposalWorld) -> None:
+    w.proposals.propose_rule(w.session, refund_rule(), "p-1")
+    with pytest.raises(Refusal):
+        w.proposals.propose_profile(w.session, {"title": "x"}, "p-2")
+    counters = w.feedback.operational_metrics(w.session)["operations"]
+    assert counters["feedback_propose_rule"]["ok"] == 1
+    assert counters["feedback_propose_profile"]["refused"] == 1

@@ -51,16 +51,19 @@ def generation_id(rule_id: str, number: int) -> str:
     return f"gen:{rule_id}:{number:08d}"
 
 
-def transition_allowed(current: State | None, target: State) -> bool:
-    """Which state changes a lifecycle permits: revoked is terminal; shadow and suspend need a
-    rule in use; activation (active or shadow) runs the checks from any other state."""
+def transition_allowed(current: State | None, target: State, *, checked: bool) -> bool:
+    """Which state changes a lifecycle permits. Revoked is terminal. A checked activation (active
+    or shadow, every check run) may start from any other state; an unchecked move only narrows
+    use: shadow from active, suspended from active or shadow, revoked from anything."""
     if current == "revoked":
         return False
+    if checked:
+        return target in ("active", "shadow")
+    if target == "shadow":
+        return current == "active"
     if target == "suspended":
         return current in ("active", "shadow")
-    if target == "shadow" and current == "active":
-        return True
-    return target in ("active", "shadow", "revoked")
+    return target == "revoked"
 
 
 class RuleLifecycle:
@@ -180,7 +183,7 @@ class RuleLifecycle:
             raise
         return record
 
-    def use_problems(self, scope: Scope, rule_id: str, qualification_id: str) -> list[str]:
+    def use_problems(self, scope: Scope, rule_id: str, qualification_id: str | None) -> list[str]:
         """Every reason the rule may not be in use under this qualification now (empty: it may)."""
         problems: list[str] = []
         record, decision = self.proposals.reviewed(scope, rule_id)
@@ -188,7 +191,7 @@ class RuleLifecycle:
             problems.append("the proposal is not approved")
         problems += self.proposals.binding.recheck(SourceSnapshot.from_dict(s) for s in record["sources"])
         qualification = self.evidence.get(scope.partition(LIFECYCLE), qualification_id) \
-            if qualification_id.startswith("qual-") else None
+            if isinstance(qualification_id, str) and qualification_id.startswith("qual-") else None
         if qualification is None or qualification["proposal_id"] != rule_id:
             problems.append(f"no qualification {qualification_id} of this proposal")
             return problems
@@ -210,7 +213,7 @@ class RuleLifecycle:
         state = None if current is None else current["state"]
         if current is not None and state == mode and current["qualification_id"] == qualification_id:
             return {**current, "replayed": True}
-        self._require_transition(rule_id, state, mode)
+        self._require_transition(rule_id, state, mode, checked=True)
         self._require_usable(scope, rule_id, qualification_id)
         crash_point("activation-checked")
         record = self._append_generation(scope, rule_id, self._body(scope, rule_id, mode, qualification_id))
@@ -226,8 +229,9 @@ class RuleLifecycle:
                 "qualification_id": qualification_id, "runtime_versions": dict(self.runtime_versions),
                 **extra}
 
-    def _require_transition(self, rule_id: str, state: State | None, target: State) -> None:
-        if not transition_allowed(state, target):
+    def _require_transition(self, rule_id: str, state: State | None, target: State, *,
+                            checked: bool) -> None:
+        if not transition_allowed(state, target, checked=checked):
             code = "rule-revoked" if state == "revoked" else "bad-transition"
             raise Refusal(code, f"rule {rule_id} is {state or 'not activated'}; it cannot become {target}",
                           "a revoked rule stays revoked: propose it again" if state == "revoked"
@@ -247,7 +251,7 @@ class RuleLifecycle:
         state = None if current is None else current["state"]
         if current is not None and state == target:
             return {**current, "replayed": True}
-        self._require_transition(rule_id, state, target)
+        self._require_transition(rule_id, state, target, checked=False)
         qualification_id = None if current is None else current["qualification_id"]
         return self._append_generation(scope, rule_id, self._body(scope, rule_id, target, qualification_id,
                                                                   reason=reason[:2000]))
@@ -276,7 +280,7 @@ class RuleLifecycle:
         if target["state"] != "active":
             raise Refusal("no-generation", f"generation {to_generation} of {rule_id} was {target['state']}, "
                           "not active", "roll back only to a generation that was active")
-        self._require_transition(rule_id, history[-1]["state"], "active")
+        self._require_transition(rule_id, history[-1]["state"], "active", checked=True)
         self._require_usable(scope, rule_id, target["qualification_id"])
         return self._append_generation(scope, rule_id, self._body(
             scope, rule_id, "active", target["qualification_id"], rolled_back_to=to_generation))
