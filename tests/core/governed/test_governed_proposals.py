@@ -191,3 +191,12 @@ def test_proposals_are_counted_in_the_operational_metrics(w: ProposalWorld) -> N
     counters = w.feedback.operational_metrics(w.session)["operations"]
     assert counters["feedback_propose_rule"]["ok"] == 1
     assert counters["feedback_propose_profile"]["refused"] == 1
+
+
+def test_the_owners_view_keeps_the_source_words_the_receipt_never_shows(w: ProposalWorld) -> None:
+    receipt = w.proposals.propose_rule(w.session, refund_rule(), "p-1")
+    full = w.proposals.proposal(w.owner, w.scope, receipt["proposal_id"])
+    assert full["sources"][0]["words"] == DECISION.strip()
+    assert "words" not in receipt["sources"][0]
+    raw = w.evidence.home.database.read_bytes()
+    assert b"second approver" not in raw  # kept encrypted

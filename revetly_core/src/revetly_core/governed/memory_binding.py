@@ -15,7 +15,7 @@ CONTEXT, and, for ``remote`` egress, must not carry ``sensitivity: sensitive|res
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from revetly_core.governed.context_adapter import artifact_passage
@@ -32,6 +32,9 @@ EgressClass = Literal["remote", "local"]
 LOCAL_TENANT = "local"
 WITHHELD_FOR_REMOTE = ("sensitive", "restricted")
 """Sensitivity marks a remote-egress binding never hands on."""
+MAX_KEPT_WORDS = 3000
+"""Characters of a source's words kept (encrypted) for the owner's review; 16 sources stay well
+inside the vault's 256 KiB record bound. The digest always covers the whole text."""
 
 
 def tenant_prefix(scope: Scope) -> str:
@@ -70,15 +73,18 @@ class SourceSnapshot:
     generation: int
     content_sha256: str
     scope: Scope
+    words: str = field(default="", compare=False, repr=False)
+    """The source's words (at most MAX_KEPT_WORDS characters), for the owner's review only."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": "memory", "artifact_id": self.artifact_id, "generation": self.generation,
-                "content_sha256": self.content_sha256, "scope": self.scope.to_dict()}
+                "content_sha256": self.content_sha256, "scope": self.scope.to_dict(),
+                "words": self.words}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SourceSnapshot:
         return cls(str(data["artifact_id"]), int(data["generation"]), str(data["content_sha256"]),
-                   Scope.from_dict(data["scope"]))
+                   Scope.from_dict(data["scope"]), str(data.get("words", "")))
 
 
 def source_difference(proposed: SourceSnapshot, current: SourceSnapshot) -> str | None:
@@ -130,9 +136,10 @@ class MemoryBinding:
                           f"{artifact_id} is withheld, or marked sensitive for a remote binding",
                           "cite another source; only a trusted local-only application uses "
                           "egress_class='local'")
+        words = artifact_passage(artifact)
         return SourceSnapshot(str(artifact["artifact_id"]),
                               self.generation() if generation is None else generation,
-                              passage_digest(artifact_passage(artifact)), scope)
+                              passage_digest(words), scope, words[:MAX_KEPT_WORDS])
 
     def snapshots(self, scope: Scope, refs: Iterable[MemorySourceRef | str]) -> list[SourceSnapshot]:
         """Snapshots of every cited source, one generation for all, duplicates folded."""
