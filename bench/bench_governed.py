@@ -5,6 +5,7 @@
     python bench/bench_governed.py --passages 2000 --searches 50
     python bench/bench_governed.py --only-guarded  # just guarded_execute against a direct call
     python bench/bench_governed.py --only-guarded --guarded-home-dir /dev/shm  # fsync taken out
+    python bench/bench_governed.py --only-proposals  # proposal -> review -> active round trip
 
 Builds a fresh home in a temporary folder, imports the passages through the owner-only
 SQLiteRagProvider.put_documents in batches of 1,000 (encrypted, checkpointed), then times
@@ -20,6 +21,13 @@ persists a new admission, a hold link and an acknowledgement (three fsynced appe
 checks the tool's hold. The overhead reported is the median of the per-pair differences
 (target: p50 <= 5 ms). One bare vault append, timed in the same loop, is the floor each of the
 three durable writes costs on the machine.
+
+The proposal leg (issue 19, items 3 and 4) times one round trip per rule, in-process against a
+real instance as canonical memory: feedback_propose_rule (source snapshot, proposal record, REV-
+record), the owner's approval (review and write locks, source recheck, decision, REV- answer),
+a qualification by a bench-only trusted qualifier (attempt charged first), and activation
+(every check again, then the activation receipt). Each step's p50 is reported beside the
+whole round trip's. No target is set for it.
 """
 
 from __future__ import annotations
@@ -40,13 +48,16 @@ from typing import Any
 from revetly_core.governed.provider_sqlite import MAX_PUT_BATCH
 
 from revetly_core import (
+    Engine,
     EvidenceService,
     FeedbackService,
     GuardedDispatcher,
     GuardedTool,
+    ProposalService,
     RagHit,
     RagQuery,
     RagService,
+    RuleLifecycle,
     Scope,
     SQLiteRagProvider,
 )
@@ -195,6 +206,69 @@ def run_guarded(calls: int, home_dir: str | None = None) -> dict[str, Any]:
             "vault_append_p50_ms": round(statistics.median(append_ms), 2)}
 
 
+class BenchQualifier:
+    """Bench-only trusted qualifier: it accepts at once (not qualification evidence)."""
+
+    name = "bench-trusted"
+    kind = "trusted"
+
+    def qualify(self, proposal: dict[str, Any], runtime_versions: dict[str, str]) -> dict[str, Any]:
+        return {"verdict": "accepted", "evidence": {"bench": True}}
+
+
+DECISION_NOTE = ("---\nid: DEC-0001\ntitle: Refund approvals\ntype: decision\nstatus: accepted\n---\n"
+                 "Refunds above 500 EUR need a second approver from finance.\n")
+
+
+def rule_candidate(n: int) -> dict[str, Any]:
+    """The n-th rule of the leg: distinct titles, one memory source."""
+    return {"title": f"Large refunds need approval {n}", "tool": "issue_refund",
+            "applies_when": [{"kind": "argument_equals", "argument": "tier", "value": "large"}],
+            "requires": [{"kind": "argument_present", "argument": "reason"}, {"kind": "approval_required"}],
+            "sources": [{"kind": "memory", "artifact_id": "DEC-0001"}]}
+
+
+def run_proposals(rounds: int, home_dir: str | None = None) -> dict[str, Any]:
+    """proposal -> review -> qualification -> active, per rule, with each step's p50."""
+    with tempfile.TemporaryDirectory(prefix="revetly-proposals-bench-", dir=home_dir) as tmp:
+        Engine.init(Path(tmp) / "acme")
+        (Path(tmp) / "acme" / "notes" / "DEC-0001.md").write_text(DECISION_NOTE, encoding="utf-8")
+        engine = Engine.open(Path(tmp) / "acme")
+        engine.sync()
+        evidence, owner = EvidenceService.create(Path(tmp) / "homes", "bench")
+        proposals = ProposalService(FeedbackService(evidence), engine)
+        lifecycle = RuleLifecycle(proposals)
+        scope = Scope("bench", "bench")
+        principal, token = evidence.principals.issue_credential(owner, "bench")
+        evidence.principals.grant(owner, principal, ["propose"], scope,
+                                  datetime.now(UTC) + timedelta(hours=1))
+        session = evidence.principals.session(token, scope)
+        steps: dict[str, list[float]] = {"propose": [], "review": [], "qualify": [], "activate": [],
+                                         "round_trip": []}
+        for n in range(rounds):
+            marks = [time.perf_counter()]
+            receipt = proposals.propose_rule(session, rule_candidate(n), f"p-{n}")
+            marks.append(time.perf_counter())
+            proposals.review(owner, scope, receipt["proposal_id"], "approve", reviewer="bench")
+            marks.append(time.perf_counter())
+            answer = lifecycle.qualify(owner, scope, receipt["proposal_id"], BenchQualifier(),
+                                       idempotency_key=f"q-{n}",
+                                       expires_at=datetime.now(UTC) + timedelta(days=1))
+            marks.append(time.perf_counter())
+            lifecycle.activate(owner, scope, receipt["proposal_id"],
+                               answer["qualification"]["qualification_id"])
+            marks.append(time.perf_counter())
+            for name, start, end in zip(("propose", "review", "qualify", "activate"), marks, marks[1:],
+                                        strict=False):
+                steps[name].append((end - start) * 1000)
+            steps["round_trip"].append((marks[-1] - marks[0]) * 1000)
+        evidence.close()
+    return {"proposal_rounds": rounds,
+            **{f"proposal_{name}_p50_ms": round(statistics.median(values), 2)
+               for name, values in steps.items()},
+            "proposal_round_trip_p95_ms": round(percentile(steps["round_trip"], 0.95), 2)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -203,12 +277,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--searches", type=int, default=200)
     parser.add_argument("--guarded-calls", type=int, default=500)
     parser.add_argument("--only-guarded", action="store_true", help="skip the retrieval legs")
+    parser.add_argument("--only-proposals", action="store_true", help="only the proposal round trip")
+    parser.add_argument("--proposal-rounds", type=int, default=50)
     parser.add_argument("--guarded-home-dir", default=None,
                         help="folder for the guarded leg's home (default: the system temp folder)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args(argv)
+    if args.only_proposals:
+        report = run_proposals(args.proposal_rounds, args.guarded_home_dir)
+        report["load_1min"] = round(os.getloadavg()[0], 2)
+        print(json.dumps(report, indent=2))
+        return 0
     report = {} if args.only_guarded else run(args.passages, args.words, args.searches)
     report.update(run_guarded(args.guarded_calls, args.guarded_home_dir))
+    report.update(run_proposals(args.proposal_rounds, args.guarded_home_dir))
     targets = {**({} if args.only_guarded else TARGETS), **GUARDED_TARGETS}
     report["load_1min"] = round(os.getloadavg()[0], 2)
     report["targets"] = targets

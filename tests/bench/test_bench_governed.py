@@ -21,3 +21,11 @@ def test_the_counter_handler_counts_each_call() -> None:
     counter = bench.Counter()
     assert counter.invoke({"text": "a"}) == {"n": 1, "echo": "a"}
     assert counter.invoke({"text": "b"})["n"] == 2
+
+
+def test_the_proposal_leg_reports_each_step_and_the_round_trip() -> None:
+    report = bench.run_proposals(2)
+    assert report["proposal_rounds"] == 2
+    assert {"proposal_propose_p50_ms", "proposal_review_p50_ms", "proposal_qualify_p50_ms",
+            "proposal_activate_p50_ms", "proposal_round_trip_p50_ms",
+            "proposal_round_trip_p95_ms"} <= report.keys()

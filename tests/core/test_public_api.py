@@ -9,6 +9,7 @@ import revetly_core
 PUBLIC = [
     "Artifact",
     "Config",
+    "DiagnosticQualifier",
     "Engine",
     "EvidenceService",
     "ExecutionContext",
@@ -18,6 +19,7 @@ PUBLIC = [
     "HistoryEntry",
     "Link",
     "OutcomeReport",
+    "ProposalService",
     "RagAdapter",
     "RagHit",
     "RagQuery",
@@ -26,6 +28,7 @@ PUBLIC = [
     "Refusal",
     "RefusalCode",
     "RevetlyContextAdapter",
+    "RuleLifecycle",
     "SQLiteRagProvider",
     "Scope",
     "Session",

@@ -21,8 +21,9 @@ from revetly_core import EvidenceService, FeedbackService, RagHit, RagService, S
 # Run as a script, so it lives in tests/support: beside the tests/mcp/http package, that
 # package would shadow the standard library's http in the script's sys.path.
 APP = Path(__file__).resolve().parents[1] / "support" / "governed_app.py"
-TOOLS = ["feedback_capabilities", "feedback_outcome", "feedback_quality", "feedback_report_outcome",
-         "guarded_execute", "guarded_inspect", "guarded_tools", "rag_inspect", "rag_search", "rag_sources"]
+TOOLS = ["feedback_capabilities", "feedback_outcome", "feedback_propose_profile", "feedback_propose_rule",
+         "feedback_quality", "feedback_report_outcome", "guarded_execute", "guarded_inspect", "guarded_tools",
+         "rag_inspect", "rag_search", "rag_sources"]
 
 
 def _init(version: str, request_id: object = 1) -> dict[str, Any]:

@@ -87,7 +87,13 @@ def _with_session(ctx: typer.Context, call: Callable[[LocalGoverned], dict[str, 
 
 
 @rag.command()
-def serve(ctx: typer.Context) -> None:
+def serve(ctx: typer.Context,
+          memory: Annotated[Path | None, typer.Option(
+              "--memory", help="Bind proposals to this Revetly instance (canonical memory); "
+              "without it the feedback_propose_* tools answer memory-not-bound.")] = None,
+          memory_tenant: Annotated[str, typer.Option("--memory-tenant", help="Its tenant.")] = "local",
+          egress_class: Annotated[str, typer.Option(
+              "--egress-class", help="remote (sensitive sources withheld) or local.")] = "remote") -> None:
     """Serve the governed tools to one local MCP client over stdio."""
     try:
         from revetly_mcp.governed_server import GovernedMCPServer
@@ -101,7 +107,13 @@ def serve(ctx: typer.Context) -> None:
                                                options.agent or "", options.workspace or "")},
                  False)["local"]
     try:
-        GovernedMCPServer(local.feedback, local.rag, local.session).serve()
+        proposals = None
+        if memory is not None:
+            from revetly_core.governed.owner_proposals import MemoryOptions, bound_proposals
+
+            binding = MemoryOptions(memory, memory_tenant, egress_class)
+            proposals = run_core(lambda: {"p": bound_proposals(local.feedback, binding)}, False)["p"]
+        GovernedMCPServer(local.feedback, local.rag, local.session, proposals=proposals).serve()
     finally:
         local.close()
 
@@ -243,7 +255,7 @@ def owner_grant(
     app_credential_file: Annotated[Path, typer.Option(
         "--app-credential-file", help="The application's credential file; created (0600) if missing.")],
     operations: Annotated[str, typer.Option(
-        "--operations", help="Comma list of search,inspect,read,report,execute,verify.")],
+        "--operations", help="Comma list of search,inspect,read,report,execute,verify,propose.")],
     expires: Annotated[str | None, typer.Option("--expires", help="ISO instant with zone.")] = None,
     days: Annotated[float | None, typer.Option("--days", help="Or: expire this many days from now.")] = None,
 ) -> None:
@@ -347,3 +359,155 @@ def owner_record_usage(
 
     o = _options(ctx)
     _print(lambda: record_usage_file(o.root, o.vault_id, o.credential_file, o.scope(), file))
+
+
+# ---- proposals and the rule lifecycle (canonical memory named explicitly) ----
+
+MemoryOption = Annotated[Path | None, typer.Option(
+    "--memory", help="The Revetly instance that is the canonical memory (required: never a default).")]
+TenantOption = Annotated[str, typer.Option("--memory-tenant", help="The tenant that memory is bound to.")]
+EgressOption = Annotated[str, typer.Option("--egress-class", help="remote (default) or local.")]
+
+
+def _propose(ctx: typer.Context, kind: str, file: Path, key: str, memory: Path | None, tenant: str,
+             egress: str) -> None:
+    from revetly_core.governed.owner_proposals import MemoryOptions, propose_file
+
+    o = _options(ctx)
+    _print(lambda: propose_file(o.root, o.vault_id, o.credential_file, o.scope(),
+                                MemoryOptions(memory, tenant, egress), kind, file, key))  # type: ignore[arg-type]
+
+
+@rag.command("propose-rule")
+def propose_rule(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Option("--file", help="JSON rule candidate.")],
+    key: Annotated[str, typer.Option("--key", help="Idempotency key of this proposal.")],
+    memory: MemoryOption = None, memory_tenant: TenantOption = "local", egress_class: EgressOption = "remote",
+) -> None:
+    """Propose a source-grounded rule (feedback_propose_rule); needs the propose grant."""
+    _propose(ctx, "rule", file, key, memory, memory_tenant, egress_class)
+
+
+@rag.command("propose-profile")
+def propose_profile(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Option("--file", help="JSON profile candidate.")],
+    key: Annotated[str, typer.Option("--key", help="Idempotency key of this proposal.")],
+    memory: MemoryOption = None, memory_tenant: TenantOption = "local", egress_class: EgressOption = "remote",
+) -> None:
+    """Propose a bounded, source-grounded profile (feedback_propose_profile); needs the propose grant."""
+    _propose(ctx, "profile", file, key, memory, memory_tenant, egress_class)
+
+
+def _owner(ctx: typer.Context, memory: Path | None, tenant: str, egress: str,
+           make: Callable[[Scope], Any]) -> None:
+    from revetly_core.governed.owner_proposals import MemoryOptions, run_owner
+
+    o = _options(ctx)
+    _print(lambda: run_owner(o.root, o.vault_id, o.credential_file, MemoryOptions(memory, tenant, egress),
+                             make(o.scope())))
+
+
+@owner_app.command("proposals")
+def owner_proposals(ctx: typer.Context, memory: MemoryOption = None, memory_tenant: TenantOption = "local",
+                    egress_class: EgressOption = "remote") -> None:
+    """Every proposal of --agent/--workspace with its status."""
+    _owner(ctx, memory, memory_tenant, egress_class,
+           lambda scope: lambda owner, lc: lc.proposals.proposals(owner, scope))
+
+
+@owner_app.command("proposal")
+def owner_proposal(ctx: typer.Context, proposal: Annotated[str, typer.Option("--id", help="A proposal id.")],
+                   memory: MemoryOption = None, memory_tenant: TenantOption = "local",
+                   egress_class: EgressOption = "remote") -> None:
+    """One proposal in full: candidate, compiled rule, source snapshots, decision."""
+    _owner(ctx, memory, memory_tenant, egress_class,
+           lambda scope: lambda owner, lc: lc.proposals.proposal(owner, scope, proposal))
+
+
+@owner_app.command("review")
+def owner_review(
+    ctx: typer.Context,
+    proposal: Annotated[str, typer.Option("--proposal", help="The proposal id.")],
+    decision: Annotated[str, typer.Option("--decision", help="approve or reject.")],
+    reviewer: Annotated[str, typer.Option("--reviewer", help="Who decides (kept on the REV- record).")],
+    reason: Annotated[str | None, typer.Option(
+        "--reason", help="Kept for the owner, never shown to a model.")] = None,
+    memory: MemoryOption = None, memory_tenant: TenantOption = "local", egress_class: EgressOption = "remote",
+) -> None:
+    """Approve or reject a proposal; an approval rechecks every source and is refused if one changed."""
+    from revetly_core.governed.owner_proposals import review_call
+
+    _owner(ctx, memory, memory_tenant, egress_class,
+           lambda scope: review_call(scope, proposal, decision, reviewer, reason))
+
+
+@owner_app.command("qualify")
+def owner_qualify(
+    ctx: typer.Context,
+    proposal: Annotated[str, typer.Option("--proposal", help="An approved proposal id.")],
+    key: Annotated[str, typer.Option("--key", help="Idempotency key of this attempt.")],
+    days: Annotated[float, typer.Option("--days", help="The qualification's lifetime in days.")] = 7.0,
+    memory: MemoryOption = None, memory_tenant: TenantOption = "local", egress_class: EgressOption = "remote",
+) -> None:
+    """A diagnostic qualification attempt, charged before it runs; always inconclusive."""
+    from revetly_core.governed.owner_proposals import qualify_call
+
+    _owner(ctx, memory, memory_tenant, egress_class, lambda scope: qualify_call(scope, proposal, key, days))
+
+
+@owner_app.command("activate")
+def owner_activate(
+    ctx: typer.Context,
+    rule: Annotated[str, typer.Option("--rule", help="The approved proposal's id.")],
+    qualification: Annotated[str, typer.Option("--qualification", help="An accepted qualification id.")],
+    shadow: Annotated[bool, typer.Option("--shadow", help="Evaluate without enforcing.")] = False,
+    memory: MemoryOption = None, memory_tenant: TenantOption = "local", egress_class: EgressOption = "remote",
+) -> None:
+    """Put a reviewed, qualified rule or profile into use as a new generation (all checks first)."""
+    mode = "shadow" if shadow else "active"
+    _owner(ctx, memory, memory_tenant, egress_class,
+           lambda scope: lambda owner, lc: lc.activate(owner, scope, rule, qualification, mode=mode))
+
+
+def _state_command(name: str, help_text: str) -> None:
+    """`owner NAME-rule`: one lifecycle move (`owner revoke` itself revokes grants)."""
+    def command(ctx: typer.Context, rule: Annotated[str, typer.Option("--rule", help="The rule's id.")],
+                reason: Annotated[str, typer.Option("--reason", help="Why.")] = "",
+                memory: MemoryOption = None, memory_tenant: TenantOption = "local",
+                egress_class: EgressOption = "remote") -> None:
+        _owner(ctx, memory, memory_tenant, egress_class,
+               lambda scope: lambda owner, lc: getattr(lc, name)(owner, scope, rule, reason=reason))
+
+    command.__doc__ = help_text
+    owner_app.command(f"{name}-rule")(command)
+
+
+_state_command("shadow", "Keep evaluating an active rule without enforcing it.")
+_state_command("suspend", "Stop using a rule (activation or rollback brings it back, with the checks).")
+_state_command("revoke", "End a rule for good: no activation or rollback revives it.")
+
+
+@owner_app.command("rollback")
+def owner_rollback(
+    ctx: typer.Context,
+    rule: Annotated[str, typer.Option("--rule", help="The rule's id.")],
+    generation: Annotated[int, typer.Option("--generation", help="An earlier active generation.")],
+    memory: MemoryOption = None, memory_tenant: TenantOption = "local", egress_class: EgressOption = "remote",
+) -> None:
+    """A new generation copying an earlier active one, only when its checks still hold."""
+    _owner(ctx, memory, memory_tenant, egress_class,
+           lambda scope: lambda owner, lc: lc.rollback(owner, scope, rule, generation))
+
+
+@owner_app.command("rule-history")
+def owner_rule_history(
+    ctx: typer.Context,
+    rule: Annotated[str, typer.Option("--rule", help="The rule's id.")],
+    memory: MemoryOption = None, memory_tenant: TenantOption = "local", egress_class: EgressOption = "remote",
+) -> None:
+    """Every activation receipt (generation) of a rule or profile."""
+    from revetly_core.governed.owner_proposals import history_call
+
+    _owner(ctx, memory, memory_tenant, egress_class, lambda scope: history_call(scope, rule))

@@ -10,18 +10,21 @@ if TYPE_CHECKING:
     from revetly_core.config import Config, load_config, parse_config
     from revetly_core.engine import Engine
     from revetly_core.governed import (
+        DiagnosticQualifier,
         EvidenceService,
         ExecutionContext,
         FeedbackService,
         GuardedDispatcher,
         GuardedTool,
         OutcomeReport,
+        ProposalService,
         RagAdapter,
         RagHit,
         RagQuery,
         RagService,
         RagSource,
         RevetlyContextAdapter,
+        RuleLifecycle,
         Scope,
         Session,
         SQLiteRagProvider,
@@ -36,6 +39,8 @@ _GOVERNED = frozenset({
     "RagService", "RagSource", "RevetlyContextAdapter", "SQLiteRagProvider", "Scope", "Session",
     # guarded execution and verification
     "ExecutionContext", "GuardedDispatcher", "GuardedTool", "UsageLedger", "VerificationService",
+    # proposals and the rule lifecycle
+    "DiagnosticQualifier", "ProposalService", "RuleLifecycle",
 })
 
 
@@ -61,6 +66,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Artifact",
     "Config",
+    "DiagnosticQualifier",
     "Engine",
     "EvidenceService",
     "ExecutionContext",
@@ -70,6 +76,7 @@ __all__ = [
     "HistoryEntry",
     "Link",
     "OutcomeReport",
+    "ProposalService",
     "RagAdapter",
     "RagHit",
     "RagQuery",
@@ -78,6 +85,7 @@ __all__ = [
     "Refusal",
     "RefusalCode",
     "RevetlyContextAdapter",
+    "RuleLifecycle",
     "SQLiteRagProvider",
     "Scope",
     "Session",

@@ -5,7 +5,9 @@ integers, only protocol revisions 2025-06-18 and 2025-11-25 are accepted at init
 but ping is answered before initialize, and a result over the response budget is the explicit
 ``result_budget_exhausted`` tool error. Identity is the session's credential, never an argument.
 The guarded_* tools answer through an application-owned GuardedDispatcher; a server built
-without one refuses them with ``dispatcher_not_configured``.
+without one refuses them with ``dispatcher_not_configured``. The feedback_propose_* tools answer
+through a ProposalService bound to canonical memory; without one they answer ``memory-not-bound``.
+No tool reviews, qualifies or activates anything.
 """
 
 from __future__ import annotations
@@ -22,7 +24,15 @@ from mcp.types import INVALID_PARAMS, INVALID_REQUEST, CallToolResult, TextConte
 from revetly_core.governed.budget import DEFAULT_RESULT_BUDGET, enforce_result_budget
 from revetly_core.surface import invalid_argument_refusal
 
-from revetly_core import FeedbackService, GuardedDispatcher, RagQuery, RagService, Refusal, Session
+from revetly_core import (
+    FeedbackService,
+    GuardedDispatcher,
+    ProposalService,
+    RagQuery,
+    RagService,
+    Refusal,
+    Session,
+)
 from revetly_mcp.protocol import (
     INITIALIZE_FIRST,
     argument_problem,
@@ -114,11 +124,13 @@ class GovernedMCPServer:
 
     def __init__(self, feedback: FeedbackService, rag: RagService, session: Session, *,
                  dispatcher: GuardedDispatcher | None = None, max_frame: int = DEFAULT_MAX_FRAME,
-                 result_budget: int = DEFAULT_RESULT_BUDGET) -> None:
+                 result_budget: int = DEFAULT_RESULT_BUDGET,
+                 proposals: ProposalService | None = None) -> None:
         self.feedback = feedback
         self.rag = rag
         self.session = session
         self.dispatcher = dispatcher
+        self.proposals = proposals
         self.max_frame = max_frame
         self.result_budget = result_budget
         self.mcp = self._build()
@@ -176,6 +188,7 @@ class GovernedMCPServer:
             return await self._run(lambda: feedback.report_outcome(session, outcome, key))
 
         self._guarded_tools(server)
+        self._proposal_tools(server)
         return server
 
     def _configured(self) -> GuardedDispatcher:
@@ -208,6 +221,34 @@ class GovernedMCPServer:
                      annotations=READ_ONLY)
         async def guarded_inspect(execution: str) -> CallToolResult:
             return await self._run(lambda: self._configured().inspect(session, execution))
+
+    def _bound(self) -> ProposalService:
+        if self.proposals is None:
+            raise Refusal("memory-not-bound", "this server was started without a canonical-memory binding, "
+                          "so proposals are unavailable",
+                          "the application passes its ProposalService to GovernedMCPServer")
+        return self.proposals
+
+    def _proposal_tools(self, server: MCPServer) -> None:
+        session = self.session
+
+        @server.tool(description=(
+            "Propose a rule for an owner-registered tool, grounded in canonical-memory artifacts: "
+            "{title, tool, applies_when: [argument predicates], requires: [predicates], rationale?, "
+            "sources: [{kind: memory, artifact_id}]}. Predicates are {kind: argument_present, argument}, "
+            "{kind: argument_equals, argument, value} (exact typed JSON) and {kind: approval_required}. "
+            "Answers a closed receipt; only the owner reviews, and nothing is activated. Idempotent by key."),
+            annotations=APPEND_ONLY)
+        async def feedback_propose_rule(candidate: dict[str, Any], key: str) -> CallToolResult:
+            return await self._run(lambda: self._bound().propose_rule(session, candidate, key))
+
+        @server.tool(description=(
+            "Propose a bounded profile grounded in canonical-memory artifacts: {title, settings: "
+            "{name: text|integer|boolean} (at most 32), rationale?, sources: [{kind: memory, artifact_id}]}. "
+            "Answers a closed receipt; only the owner reviews, and nothing is activated. Idempotent by key."),
+            annotations=APPEND_ONLY)
+        async def feedback_propose_profile(candidate: dict[str, Any], key: str) -> CallToolResult:
+            return await self._run(lambda: self._bound().propose_profile(session, candidate, key))
 
     async def serve_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve one client over stdio (or the given streams) until its input ends."""

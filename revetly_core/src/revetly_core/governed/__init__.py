@@ -1,13 +1,16 @@
 """The governed document layer: an encrypted evidence vault, grants, governed retrieval, feedback,
-guarded execution and its independent verification."""
+guarded execution and its independent verification, proposals and the rule lifecycle."""
 
 from revetly_core.governed.budget import DEFAULT_RESULT_BUDGET, enforce_result_budget
 from revetly_core.governed.context_adapter import RevetlyContextAdapter
 from revetly_core.governed.dispatcher import GuardedDispatcher
 from revetly_core.governed.feedback import FeedbackService, OutcomeReport
 from revetly_core.governed.guarded_tools import ExecutionContext, GuardedHandler, GuardedTool
+from revetly_core.governed.lifecycle import RuleLifecycle
 from revetly_core.governed.principals import Grant, Session, read_credential_file
+from revetly_core.governed.proposals import ProposalService
 from revetly_core.governed.provider_sqlite import SQLiteRagProvider
+from revetly_core.governed.qualification import DiagnosticQualifier
 from revetly_core.governed.rag_service import RagService
 from revetly_core.governed.scope import Scope
 from revetly_core.governed.sources import RagAdapter, RagHit, RagQuery, RagSource, passage_digest
@@ -17,6 +20,7 @@ from revetly_core.governed.verification import VerificationService
 
 __all__ = [
     "DEFAULT_RESULT_BUDGET",
+    "DiagnosticQualifier",
     "EvidenceService",
     "ExecutionContext",
     "FeedbackService",
@@ -25,12 +29,14 @@ __all__ = [
     "GuardedHandler",
     "GuardedTool",
     "OutcomeReport",
+    "ProposalService",
     "RagAdapter",
     "RagHit",
     "RagQuery",
     "RagService",
     "RagSource",
     "RevetlyContextAdapter",
+    "RuleLifecycle",
     "SQLiteRagProvider",
     "Scope",
     "Session",

@@ -19,7 +19,8 @@ from revetly_core.refusal import Refusal
 
 OPERATIONS = ("feedback_capabilities", "feedback_outcome", "feedback_quality", "feedback_report_outcome",
               "guarded_execute", "guarded_inspect", "guarded_tools", "rag_inspect", "rag_search",
-              "rag_sources", "verify")
+              "rag_sources", "verify",
+              "feedback_propose_profile", "feedback_propose_rule")
 WINDOW = 256
 MAX_SCOPES = 64
 

@@ -25,7 +25,7 @@ from revetly_core.refusal import Refusal
 if TYPE_CHECKING:
     from revetly_core.governed.vault import EvidenceService
 
-OPERATIONS = ("execute", "inspect", "read", "report", "search", "verify")
+OPERATIONS = ("execute", "inspect", "propose", "read", "report", "search", "verify")
 """Operations an owner may grant today; later layers add their own names (execute, propose ...)."""
 
 OWNER_PREFIX = "rvo_"

@@ -32,6 +32,7 @@ from revetly_core.writes.reviews import (
     LIST_STATUSES,
     ReviewRecord,
     new_review_id,
+    refuse_governed,
     utc_now,
 )
 from revetly_core.writes.story_body import fold_criteria, render_story_body
@@ -209,6 +210,7 @@ def raise_review(ctx: WriteContext, review_id: str, *, gate: GateChoice | None =
     """Put a waiting review back in front of a human; a review no longer pending answers its state."""
     with ctx.reviews.locked(review_id), write_lock(ctx.paths.state, ctx.root, "raise"):
         record = ctx.reviews.load(review_id)
+        refuse_governed(record)
         if record.status != "pending":
             return {**state_payload(record), "raised_now": False,
                     "detail": f"review {record.review_id} is {record.status}, not waiting"}
@@ -247,6 +249,7 @@ def review_pages(ctx: WriteContext, review_id: str, *, body_limit: int = 2000) -
         raise Refusal("bad-argument", "body_limit must be at least 200 characters",
                       "pass a larger body_limit", {"field": "body_limit"})
     record = ctx.reviews.load(review_id)
+    refuse_governed(record)
     d = record.draft
     lines = [f"Title: {d.get('title') or '(unchanged)'}"]
     if record.kind == "revision":
@@ -387,6 +390,7 @@ def resolve_review(
     commit: str | None = None
     with ctx.reviews.locked(review_id), write_lock(ctx.paths.state, ctx.root, kind) as batch:
         record = ctx.reviews.load(review_id)  # read after recovery: the record is current
+        refuse_governed(record)
         if record.status != "pending":
             return {**already_answered(record), **_recovered(batch)}
         if decision == "approve":
@@ -445,6 +449,7 @@ def withdraw_review(
     with ctx.reviews.locked(review_id), \
             write_lock(ctx.paths.state, ctx.root, "withdraw") as batch:
         record = ctx.reviews.load(review_id)
+        refuse_governed(record)
         if record.status != "pending":
             return {**already_answered(record), **_recovered(batch)}
         at = utc_now()

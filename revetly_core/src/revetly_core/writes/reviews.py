@@ -104,6 +104,19 @@ _RECORD: TypeAdapter[ReviewRecord] = TypeAdapter(ReviewRecord)
 """The one schema a review file is written and read through."""
 
 
+GOVERNED_KINDS = ("governed-rule", "governed-profile")
+"""Reviews a governed proposal opened: answered only through the governed owner review."""
+
+
+def refuse_governed(record: ReviewRecord) -> None:
+    """A governed proposal's review is answered by the owner's governed review, never here."""
+    if record.kind in GOVERNED_KINDS:
+        raise Refusal("governed-review",
+                      f"review {record.review_id} is a governed {record.kind[9:]} proposal",
+                      "answer it with `revetly rag owner review` (the governed owner review rechecks "
+                      "its sources)", {"review_id": record.review_id, "wrote": False})
+
+
 class CorruptRecord(Exception):
     """A stored review that cannot be read, or whose own id is malformed."""
 
