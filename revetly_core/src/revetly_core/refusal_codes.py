@@ -340,6 +340,23 @@ REFUSAL_CODES: tuple[RefusalCode, ...] = (
           "the provider receipt was already recorded with other figures or another run",
           "a receipt counts once, for one run",
           "usage_receipt_reused"),
+    # ---- governed export, recovery and vault format (ADR 0035) ----
+    _code("no-partition", "no vault partition of that name",
+          "rotate partitions the vault holds (omit the list for all)", "no_partition"),
+    _code("bad-batch", "a batched append is empty or repeats a record id",
+          "append each record id once", "bad_batch"),
+    _code("record-forgotten", "the owner erased that record; only its content-free id is kept",
+          "use a new idempotency key or id; erased evidence is never brought back", "record_forgotten"),
+    _code("preview-mismatch", "the confirmation is not the digest of the current exact preview",
+          "preview again, review it, and confirm with its preview_sha256", "preview_mismatch"),
+    _code("bad-export", "an export request's purpose, ids or expiry is malformed or out of bounds",
+          "give a purpose, 1-100 outcome ids and an expiry within seven days", "bad_export"),
+    _code("bad-recipient-key", "the recipient public key is not a raw or PEM X25519 public key",
+          "ask the recipient for their X25519 public key", "bad_recipient_key"),
+    _code("export-expired", "the export's consent expired before it was confirmed",
+          "preview again with a new expiry", "export_expired"),
+    _code("export-unreadable", "the export bundle does not open with this private key or was changed",
+          "open it with the recipient's own private key and the bundle as delivered", "export_unreadable"),
 )
 
 _BY_SPELLING: dict[str, RefusalCode] = {
