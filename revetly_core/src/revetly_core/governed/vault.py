@@ -17,8 +17,9 @@ ciphertext bytes) is written, encrypted, to ``.feedback-checkpoints/`` outside t
 every append. A deleted row, a removed checkpoint while records remain, or an older database
 copied over the current one no longer matches its checkpoint, and the partition fails closed.
 Within one process a partition's checks are not repeated while nothing they depend on can have
-changed: no other connection committed (SQLite's ``data_version``) and the checkpoint file is
-the same file (inode, size, mtime). ``verify`` always re-checks everything.
+changed: no other connection committed (SQLite's ``data_version``) and the checkpoint files hold
+the same bytes (a few hundred, read on every access; only decryption, the row summary and the
+chain walk are skipped). ``verify`` always re-checks everything.
 
 Erasure (owner recovery only): ``erase_partition`` removes a partition's records and data keys
 with SQLite's secure delete, keeps each erased record id as a content-free anchor (reading or
@@ -376,40 +377,66 @@ class EvidenceService:
                 "note": "records sealed before keep their key; new records use the new key"}
 
     def erase_partition(self, partition: str) -> dict[str, Any]:
-        """Remove every record and data key of a partition (secure delete), keep each erased id
-        as a content-free anchor, and anchor the emptied partition afresh. Callers check the
-        owner's authority (FeedbackRecovery)."""
+        """Remove every record and every data key of a partition (the keys go too, so stray
+        copies of its ciphertext no longer open). Callers check the owner's authority."""
+        return self.erase(partition, None)
+
+    def erase(self, partition: str, record_ids: list[str] | None) -> dict[str, Any]:
+        """Remove records of a partition (None: all of them, and its data keys) with SQLite's
+        secure delete, keep each erased id as a content-free anchor, and re-anchor the chain over
+        the records that remain. Callers check the owner's authority (FeedbackRecovery)."""
         with self._lock:
             self._db.execute("PRAGMA secure_delete=ON")
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._checked_head(partition)
-                ids = [row[0] for row in self._db.execute(
+                present = [row[0] for row in self._db.execute(
                     "SELECT record_id FROM records WHERE partition=?", (partition,)).fetchall()]
+                ids = present if record_ids is None else [r for r in present if r in set(record_ids)]
                 now = self.clock().isoformat()
                 for record_id in ids:
                     self._db.execute("INSERT OR IGNORE INTO erased VALUES (?,?,?)",
                                      (partition, record_id, now))
-                self._db.execute("DELETE FROM records WHERE partition=?", (partition,))
-                self._db.execute("DELETE FROM partition_keys WHERE partition=?", (partition,))
-                self._db.execute("UPDATE partitions SET wrapped_key=X'', count=0, seq=0, root=?, bytes=0 "
-                                 "WHERE partition=?", (_GENESIS, partition))
+                    self._db.execute("DELETE FROM records WHERE partition=? AND record_id=?",
+                                     (partition, record_id))
+                if record_ids is None:
+                    self._db.execute("DELETE FROM partition_keys WHERE partition=?", (partition,))
+                    self._db.execute("UPDATE partitions SET wrapped_key=X'' WHERE partition=?", (partition,))
+                head = self._rechain(partition)
                 pending = self._anchor_path(partition, pending=True)
-                replace_private_file(pending, self._seal_anchor(partition, Head(0, 0, _GENESIS, 0)))
+                replace_private_file(pending, self._seal_anchor(partition, head))
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 self._anchor_path(partition, pending=True).unlink(missing_ok=True)
                 raise
+            finally:
+                self._db.execute("PRAGMA secure_delete=OFF")
             _promote(pending, self._anchor_path(partition))
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            self._db.execute("PRAGMA secure_delete=OFF")
-            for cached in [k for k in self._keys if k[0] == partition]:
-                del self._keys[cached]
-            self._current_key.pop(partition, None)
+            if record_ids is None:
+                for cached in [k for k in self._keys if k[0] == partition]:
+                    del self._keys[cached]
+                self._current_key.pop(partition, None)
+            if partition == CONTROL:
+                for record_id in ids:
+                    self._control_cache.pop(record_id, None)
             self._verified.pop(partition, None)
             self._fresh.pop(partition, None)
         return {"partition": partition, "erased_records": len(ids)}
+
+    def _rechain(self, partition: str) -> Head:
+        """The head over a partition's remaining rows, written to its partitions row."""
+        root, count, seq, total = _GENESIS, 0, 0, 0
+        for record_id, row_seq, ciphertext in self._db.execute(
+                "SELECT record_id, seq, ciphertext FROM records WHERE partition=? ORDER BY seq",
+                (partition,)):
+            root = chain_step(root, record_id, ciphertext)
+            count, seq, total = count + 1, row_seq, total + len(ciphertext)
+        head = Head(count, seq, root, total)
+        self._db.execute("UPDATE partitions SET count=?, seq=?, root=?, bytes=? WHERE partition=?",
+                         (head.count, head.seq, head.root, head.bytes, partition))
+        return head
 
     def verify(self, partition: str) -> dict[str, Any]:
         """Re-check a partition's whole chain against its checkpoint now (fails closed)."""
@@ -537,15 +564,13 @@ class EvidenceService:
 
     def _freshness(self, partition: str, version: int | None = None) -> tuple[object, ...]:
         """What the checks of a partition depend on that can change under this process: other
-        connections' commits and the identity of its checkpoint files."""
+        connections' commits and the bytes of its checkpoint files."""
         marks: list[object] = [self._data_version() if version is None else version]
         for path in (self._anchor_path(partition), self._anchor_path(partition, pending=True)):
             try:
-                st = path.stat()
+                marks.append(path.read_bytes())
             except FileNotFoundError:
                 marks.append(None)
-                continue
-            marks.append((st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode))
         return tuple(marks)
 
     def _mark_fresh(self, partition: str, head: Head, version: int | None = None) -> None:
