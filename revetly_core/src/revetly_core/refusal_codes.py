@@ -357,6 +357,10 @@ REFUSAL_CODES: tuple[RefusalCode, ...] = (
           "preview again with a new expiry", "export_expired"),
     _code("export-unreadable", "the export bundle does not open with this private key or was changed",
           "open it with the recipient's own private key and the bundle as delivered", "export_unreadable"),
+    _code("export-withdrawn", "the owner withdrew the export consent",
+          "record a new consent for a new export", "export_withdrawn"),
+    _code("no-export-consent", "no export consent of that id in this scope",
+          "record a consent first and use its consent_id", "no_export_consent"),
 )
 
 _BY_SPELLING: dict[str, RefusalCode] = {
