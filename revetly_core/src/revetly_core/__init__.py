@@ -11,7 +11,9 @@ if TYPE_CHECKING:
     from revetly_core.engine import Engine
     from revetly_core.governed import (
         EvidenceService,
+        ExampleExportService,
         ExecutionContext,
+        FeedbackRecovery,
         FeedbackService,
         GuardedDispatcher,
         GuardedTool,
@@ -36,6 +38,8 @@ _GOVERNED = frozenset({
     "RagService", "RagSource", "RevetlyContextAdapter", "SQLiteRagProvider", "Scope", "Session",
     # guarded execution and verification
     "ExecutionContext", "GuardedDispatcher", "GuardedTool", "UsageLedger", "VerificationService",
+    # example export and recovery
+    "ExampleExportService", "FeedbackRecovery",
 })
 
 
@@ -63,7 +67,9 @@ __all__ = [
     "Config",
     "Engine",
     "EvidenceService",
+    "ExampleExportService",
     "ExecutionContext",
+    "FeedbackRecovery",
     "FeedbackService",
     "GuardedDispatcher",
     "GuardedTool",
