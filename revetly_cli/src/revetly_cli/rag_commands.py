@@ -347,3 +347,17 @@ def owner_record_usage(
 
     o = _options(ctx)
     _print(lambda: record_usage_file(o.root, o.vault_id, o.credential_file, o.scope(), file))
+
+
+@owner_app.command("reconcile-restore")
+def owner_reconcile_restore(
+    ctx: typer.Context,
+    restore_id: Annotated[str, typer.Option("--restore-id", help="The restore event's id.")],
+    confirm: Annotated[str, typer.Option("--confirm", help="The same restore event id, repeated.")],
+) -> None:
+    """After a restore, disable --agent/--workspace's live grants, sources and export consents."""
+    from revetly_core.governed.owner_guarded import reconcile_restore_file
+
+    o = _options(ctx)
+    _print(lambda: reconcile_restore_file(o.root, o.vault_id, o.credential_file, o.scope(), restore_id,
+                                          confirm))

@@ -361,6 +361,8 @@ REFUSAL_CODES: tuple[RefusalCode, ...] = (
           "record a new consent for a new export", "export_withdrawn"),
     _code("no-export-consent", "no export consent of that id in this scope",
           "record a consent first and use its consent_id", "no_export_consent"),
+    _code("bad-restore-id", "a restore event id is malformed",
+          "use 1-64 characters from A-Z a-z 0-9 . _ - starting with a letter or digit", "bad_restore_id"),
 )
 
 _BY_SPELLING: dict[str, RefusalCode] = {
