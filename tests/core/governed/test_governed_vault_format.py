@@ -3,6 +3,8 @@ cached integrity checks and owner erasure with content-free anchors (ADR 0035)."
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import shutil
 import sqlite3
 from pathlib import Path
@@ -31,6 +33,13 @@ def _downgrade_to_format_1(evidence: EvidenceService) -> None:
         db.execute("DROP TABLE partition_keys")
         db.execute("DROP TABLE erased")
         db.execute("UPDATE meta SET value='1' WHERE key='format'")
+
+
+def _checkpoint_of(evidence: EvidenceService, partition: str) -> Path:
+    """The committed checkpoint file of one partition (named by a keyed hash of the partition)."""
+    names_key = hmac.new(evidence.home.master_key(), b"revetly-checkpoint-names", hashlib.sha256).digest()
+    name = hmac.new(names_key, partition.encode(), hashlib.sha256).hexdigest()[:40]
+    return evidence.home.checkpoints / f"{name}.ckpt"
 
 
 def _format_of(evidence: EvidenceService) -> str:
@@ -153,7 +162,8 @@ def test_a_checkpoint_swapped_under_a_cached_check_is_still_caught(
         vault: tuple[EvidenceService, str], tmp_path: Path) -> None:
     evidence, _ = vault
     evidence.append("p", "r1", {"n": 1})
-    checkpoint = next(evidence.home.checkpoints.glob("*.ckpt"))
+    checkpoint = _checkpoint_of(evidence, "p")
+    assert checkpoint.exists()
     saved = tmp_path / "old.ckpt"
     shutil.copy2(checkpoint, saved)
     evidence.append("p", "r2", {"n": 2})
