@@ -223,3 +223,17 @@ def test_an_older_database_copied_over_an_erasure_fails_closed(
     with pytest.raises(Refusal) as refused:
         again.records("p")
     assert refused.value.code == "evidence_integrity"
+
+
+def test_a_key_id_is_never_reused_after_an_erasure_so_other_processes_stay_correct(
+        vault: tuple[EvidenceService, str]) -> None:
+    evidence, _ = vault
+    evidence.append("p", "r1", {"n": 1})
+    other = EvidenceService.open(evidence.home.path.parent, "v")
+    assert other.get("p", "r1") == {"n": 1}  # the other service now holds key 1 in memory
+    evidence.erase_partition("p")
+    evidence.append("p", "r2", {"n": 2})
+    assert evidence.key_ids("p") == [2]
+    assert other.get("p", "r2") == {"n": 2}
+    other.close()
+

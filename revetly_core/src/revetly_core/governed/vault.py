@@ -189,7 +189,6 @@ class EvidenceService:
         self.format_found = found
         self._lock = threading.RLock()
         self._keys: dict[tuple[str, int], bytes] = {}
-        self._current_key: dict[str, int] = {}
         self._verified: dict[str, Head] = {}
         self._fresh: dict[str, tuple[object, ...]] = {}
         self._control_cache: dict[str, dict[str, Any]] = {}
@@ -340,10 +339,11 @@ class EvidenceService:
         return [row[0] for row in rows]
 
     def key_ids(self, partition: str) -> list[int]:
-        """The data key ids a partition has had, oldest first (rotation adds one)."""
+        """The ids of a partition's data keys, oldest first (rotation adds one; erased keys are
+        not listed, and their ids are never used again)."""
         with self._lock:
-            rows = self._db.execute("SELECT key_id FROM partition_keys WHERE partition=? ORDER BY key_id",
-                                    (partition,)).fetchall()
+            rows = self._db.execute("SELECT key_id FROM partition_keys WHERE partition=? "
+                                    "AND length(wrapped_key) > 0 ORDER BY key_id", (partition,)).fetchall()
         return [int(row[0]) for row in rows]
 
     def rotate_data_keys(self, owner_token: str, partitions: list[str] | None = None) -> dict[str, Any]:
@@ -358,8 +358,8 @@ class EvidenceService:
             try:
                 for partition in names:
                     self._checked_head(partition)
-                    current = self._db.execute("SELECT max(key_id) FROM partition_keys WHERE partition=?",
-                                               (partition,)).fetchone()[0]
+                    current = self._db.execute("SELECT max(key_id) FROM partition_keys WHERE partition=? "
+                                               "AND length(wrapped_key) > 0", (partition,)).fetchone()[0]
                     if current is None:
                         raise Refusal("no_partition", f"no partition {partition} in this vault",
                                       "rotate partitions the vault holds (omit the list for all)")
@@ -372,7 +372,6 @@ class EvidenceService:
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
-            self._current_key.clear()
         return {"rotated": rotated, "format": FORMAT,
                 "note": "records sealed before keep their key; new records use the new key"}
 
@@ -390,6 +389,9 @@ class EvidenceService:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._checked_head(partition)
+                if self._db_head(partition) is None:
+                    raise Refusal("no_partition", f"no partition {partition} in this vault",
+                                  "erase partitions the vault holds")
                 present = [row[0] for row in self._db.execute(
                     "SELECT record_id FROM records WHERE partition=?", (partition,)).fetchall()]
                 ids = present if record_ids is None else [r for r in present if r in set(record_ids)]
@@ -400,8 +402,9 @@ class EvidenceService:
                     self._db.execute("DELETE FROM records WHERE partition=? AND record_id=?",
                                      (partition, record_id))
                 if record_ids is None:
-                    self._db.execute("DELETE FROM partition_keys WHERE partition=?", (partition,))
-                    self._db.execute("UPDATE partitions SET wrapped_key=X'' WHERE partition=?", (partition,))
+                    for table in ("partition_keys", "partitions"):  # shredded; ids are never reused
+                        self._db.execute(f"UPDATE {table} SET wrapped_key=X'' WHERE partition=?",
+                                         (partition,))
                 head = self._rechain(partition)
                 pending = self._anchor_path(partition, pending=True)
                 replace_private_file(pending, self._seal_anchor(partition, head))
@@ -417,7 +420,6 @@ class EvidenceService:
             if record_ids is None:
                 for cached in [k for k in self._keys if k[0] == partition]:
                     del self._keys[cached]
-                self._current_key.pop(partition, None)
             if partition == CONTROL:
                 for record_id in ids:
                     self._control_cache.pop(record_id, None)
@@ -484,25 +486,22 @@ class EvidenceService:
         return payload
 
     def _sealing_key(self, partition: str) -> tuple[int, bytes]:
-        """The partition's newest data key (created with the partition); inside a write transaction."""
-        key_id = self._current_key.get(partition)
-        if key_id is None:
-            row = self._db.execute("SELECT max(key_id) FROM partition_keys WHERE partition=?",
-                                   (partition,)).fetchone()
-            if row[0] is None:
-                key = crypto.new_key()
-                wrapped = crypto.seal(self._master, key, crypto.wrap_aad(partition))
-                self._db.execute("INSERT INTO partitions VALUES (?,?,0,0,?,0) ON CONFLICT (partition) "
-                                 "DO UPDATE SET wrapped_key=excluded.wrapped_key",
-                                 (partition, wrapped, _GENESIS))
-                self._db.execute("INSERT INTO partition_keys VALUES (?,1,?,?)",
-                                 (partition, wrapped, self.clock().isoformat()))
-                self._keys[(partition, 1)] = key
-                key_id = 1
-            else:
-                key_id = int(row[0])
-            self._current_key[partition] = key_id
-        return key_id, self._key(partition, key_id)
+        """The partition's newest data key, inside a write transaction (so a rotation by another
+        process is seen by the next append here). A new partition, or one whose keys were erased,
+        gets a new key with a never-used id: a key id always names one key, in every process."""
+        row = self._db.execute("SELECT key_id, length(wrapped_key) FROM partition_keys WHERE partition=? "
+                               "ORDER BY key_id DESC LIMIT 1", (partition,)).fetchone()
+        if row is not None and row[1]:
+            return int(row[0]), self._key(partition, int(row[0]))
+        key_id = 1 if row is None else int(row[0]) + 1
+        key = crypto.new_key()
+        wrapped = crypto.seal(self._master, key, crypto.wrap_aad(partition, key_id))
+        self._db.execute("INSERT INTO partitions VALUES (?,?,0,0,?,0) ON CONFLICT (partition) "
+                         "DO UPDATE SET wrapped_key=excluded.wrapped_key", (partition, wrapped, _GENESIS))
+        self._db.execute("INSERT INTO partition_keys VALUES (?,?,?,?)",
+                         (partition, key_id, wrapped, self.clock().isoformat()))
+        self._keys[(partition, key_id)] = key
+        return key_id, key
 
     def _key(self, partition: str, key_id: int) -> bytes:
         """One data key of a partition, unwrapped once per process."""
