@@ -19,6 +19,7 @@ from revetly_core.governed.export import (
     open_export,
     verification_state,
 )
+from revetly_core.governed.recipient_crypto import load_public_key, public_key_sha256
 
 from revetly_core import RagQuery, Refusal
 from tests.core.governed.governed_world import World
@@ -192,3 +193,13 @@ def test_export_is_owner_only(guarded: Guarded) -> None:
         service.consent(w.owner, w.scope, purpose="p", recipient_public_key=b"short",
                         expires_at=w.clock() + timedelta(days=1))
     assert bad_key.value.code == "bad_recipient_key"
+
+
+def test_a_recipient_key_is_read_from_raw_bytes_or_pem_alike() -> None:
+    key = X25519PrivateKey.generate()
+    pem = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                        serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    assert public_key_sha256(load_public_key(pem)) == public_key_sha256(load_public_key(_raw(key)))
+    with pytest.raises(Refusal) as refused:
+        load_public_key("-----BEGIN PUBLIC KEY-----\nnot a key\n-----END PUBLIC KEY-----\n")
+    assert refused.value.code == "bad_recipient_key"

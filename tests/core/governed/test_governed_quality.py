@@ -79,3 +79,14 @@ def test_a_schedule_without_class_or_versions_reports_them_unspecified(world: Wo
     report = world.feedback.quality(world.session, "s1")
     assert report["task_class"] == "unspecified" and report["versions"] == "unspecified"
     assert report["uncertainty"]["success"]["inconclusive"] == "fewer than two observed episodes"
+
+
+def test_versions_given_on_the_command_line_are_name_id_pairs_each_once() -> None:
+    from revetly_core.governed.owner import parse_versions
+
+    assert parse_versions([]) is None
+    assert parse_versions(["model=m-1", "prompt=v=3"]) == {"model": "m-1", "prompt": "v=3"}
+    for bad in (["model"], ["model=a", "model=b"]):
+        with pytest.raises(Refusal) as refused:
+            parse_versions(bad)
+        assert refused.value.code == "bad_schedule"
