@@ -191,6 +191,7 @@ class EvidenceService:
         self._keys: dict[tuple[str, int], bytes] = {}
         self._verified: dict[str, Head] = {}
         self._fresh: dict[str, tuple[object, ...]] = {}
+        self._anchor_paths: dict[tuple[str, bool], Path] = {}
         self._control_cache: dict[str, dict[str, Any]] = {}
         from revetly_core.governed.principals import PrincipalRegistry
 
@@ -518,8 +519,12 @@ class EvidenceService:
         return key
 
     def _anchor_path(self, partition: str, *, pending: bool = False) -> Path:
-        name = hmac.new(self._names_key, partition.encode(), hashlib.sha256).hexdigest()[:40]
-        return self.home.checkpoints / (name + (".pending" if pending else ".ckpt"))
+        cached = self._anchor_paths.get((partition, pending))
+        if cached is None:
+            name = hmac.new(self._names_key, partition.encode(), hashlib.sha256).hexdigest()[:40]
+            cached = self._anchor_paths[(partition, pending)] = (
+                self.home.checkpoints / (name + (".pending" if pending else ".ckpt")))
+        return cached
 
     def _seal_anchor(self, partition: str, head: Head) -> bytes:
         body = json.dumps({"partition": partition, **head.to_dict()}, sort_keys=True).encode()
@@ -567,7 +572,8 @@ class EvidenceService:
         marks: list[object] = [self._data_version() if version is None else version]
         for path in (self._anchor_path(partition), self._anchor_path(partition, pending=True)):
             try:
-                marks.append(path.read_bytes())
+                with open(path, "rb") as handle:
+                    marks.append(handle.read())
             except FileNotFoundError:
                 marks.append(None)
         return tuple(marks)
