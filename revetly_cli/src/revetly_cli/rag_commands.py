@@ -340,19 +340,6 @@ def owner_reconcile(
                                   verification, journal_file))
 
 
-@owner_app.command("record-usage")
-def owner_record_usage(
-    ctx: typer.Context,
-    file: Annotated[Path, typer.Option("--file", help="JSON: provider_receipt, run_id, usd_micros, "
-                                       "input_tokens, output_tokens, model_calls (null: unknown).")],
-) -> None:
-    """Record one observed provider receipt's usage in --agent/--workspace; a receipt counts once."""
-    from revetly_core.governed.owner_guarded import record_usage_file
-
-    o = _options(ctx)
-    _print(lambda: record_usage_file(o.root, o.vault_id, o.credential_file, o.scope(), file))
-
-
 @owner_app.command("reconcile-restore")
 def owner_reconcile_restore(
     ctx: typer.Context,
@@ -365,3 +352,16 @@ def owner_reconcile_restore(
     o = _options(ctx)
     _print(lambda: reconcile_restore_file(o.root, o.vault_id, o.credential_file, o.scope(), restore_id,
                                           confirm))
+
+
+@owner_app.command("record-usage")
+def owner_record_usage(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Option("--file", help="JSON: provider_receipt, run_id, usd_micros, "
+                                       "input_tokens, output_tokens, model_calls (null: unknown).")],
+) -> None:
+    """Record one observed provider receipt's usage in --agent/--workspace; a receipt counts once."""
+    from revetly_core.governed.owner_guarded import record_usage_file
+
+    o = _options(ctx)
+    _print(lambda: record_usage_file(o.root, o.vault_id, o.credential_file, o.scope(), file))

@@ -36,10 +36,10 @@ __version__ = "0.1.0"
 _GOVERNED = frozenset({
     "EvidenceService", "FeedbackService", "OutcomeReport", "RagAdapter", "RagHit", "RagQuery",
     "RagService", "RagSource", "RevetlyContextAdapter", "SQLiteRagProvider", "Scope", "Session",
-    # guarded execution and verification
-    "ExecutionContext", "GuardedDispatcher", "GuardedTool", "UsageLedger", "VerificationService",
     # example export and recovery
     "ExampleExportService", "FeedbackRecovery",
+    # guarded execution and verification
+    "ExecutionContext", "GuardedDispatcher", "GuardedTool", "UsageLedger", "VerificationService",
 })
 
 

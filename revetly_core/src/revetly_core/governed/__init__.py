@@ -1,5 +1,5 @@
 """The governed document layer: an encrypted evidence vault, grants, governed retrieval, feedback,
-guarded execution and its independent verification, example export and recovery."""
+guarded execution and its independent verification."""
 
 from revetly_core.governed.budget import DEFAULT_RESULT_BUDGET, enforce_result_budget
 from revetly_core.governed.context_adapter import RevetlyContextAdapter
