@@ -92,6 +92,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "bench/bench_mcp.py", *session.posargs)
     session.run("python", "bench/bench_http.py", *session.posargs)
     session.run("python", "bench/bench_governed.py")
+    session.run("python", "bench/bench_governed.py", "--passages", "100000", "--words", "40")  # issue 19
     session.run("python", "bench/bench_sources.py")
     session.run("python", "bench/bench_github.py")
     session.run("python", "bench/bench_outside.py")

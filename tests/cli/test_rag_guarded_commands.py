@@ -100,3 +100,20 @@ def test_record_usage_twice_counts_once(uncertain: tuple[Rag, dict[str, Any]]) -
     totals = cli.run("app.token", "usage", "--run", "run-1")
     assert totals["receipts"] == 1 and totals["usd_micros"]["total"] == 250
     assert totals["output_tokens"] == {"total": None, "known_subtotal": 0, "unknown": 1}
+
+
+def test_owner_reconcile_restore_disables_the_scopes_grants_from_the_command_line(tmp_path: Path) -> None:
+    cli = Rag(tmp_path)
+    cli.run("owner.token", "owner", "init")
+    cli.run("owner.token", "owner", "grant", "--app-credential-file", str(tmp_path / "app.token"),
+            "--operations", "search,read", "--days", "1")
+    done = cli.run("owner.token", "owner", "reconcile-restore", "--restore-id", "adopt-1",
+                   "--confirm", "adopt-1")
+    assert len(done["revoked_grants"]) == 1
+    again = cli.run("owner.token", "owner", "reconcile-restore", "--restore-id", "adopt-1",
+                    "--confirm", "adopt-1")
+    assert again["replayed"] is True
+    refused = cli.run("owner.token", "owner", "reconcile-restore", "--restore-id", "adopt-2",
+                      "--confirm", "adopt-1", code=2)
+    assert refused["refusal"]["code"] == "preview_mismatch"
+    assert cli.run("app.token", "sources", code=2)["refusal"]["code"] == "not_authorized"

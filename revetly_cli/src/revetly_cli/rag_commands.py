@@ -322,13 +322,17 @@ def owner_freeze_schedule(
     ctx: typer.Context,
     schedule: Annotated[str, typer.Option("--schedule", help="Schedule id.")],
     tasks: Annotated[str, typer.Option("--tasks", help="Comma list of task ids.")],
+    task_class: Annotated[str | None, typer.Option("--task-class", help="The schedule's task class.")] = None,
+    version: Annotated[list[str] | None, typer.Option(
+        "--version", help="NAME=ID of a version the schedule runs (repeat for several).")] = None,
 ) -> None:
     """Freeze a schedule's tasks for --agent/--workspace; quality counts only these."""
     from revetly_core.governed.owner import freeze_schedule_file
 
     o = _options(ctx)
     _print(lambda: freeze_schedule_file(o.root, o.vault_id, o.credential_file, o.scope(), schedule,
-                                        [t.strip() for t in tasks.split(",") if t.strip()]))
+                                        [t.strip() for t in tasks.split(",") if t.strip()],
+                                        task_class=task_class, versions=version or []))
 
 
 @owner_app.command("reconcile")
@@ -346,6 +350,20 @@ def owner_reconcile(
     o = _options(ctx)
     _print(lambda: reconcile_file(o.root, o.vault_id, o.credential_file, o.scope(), execution,
                                   verification, journal_file))
+
+
+@owner_app.command("reconcile-restore")
+def owner_reconcile_restore(
+    ctx: typer.Context,
+    restore_id: Annotated[str, typer.Option("--restore-id", help="The restore event's id.")],
+    confirm: Annotated[str, typer.Option("--confirm", help="The same restore event id, repeated.")],
+) -> None:
+    """After a restore, disable --agent/--workspace's live grants, sources and export consents."""
+    from revetly_core.governed.owner_guarded import reconcile_restore_file
+
+    o = _options(ctx)
+    _print(lambda: reconcile_restore_file(o.root, o.vault_id, o.credential_file, o.scope(), restore_id,
+                                          confirm))
 
 
 @owner_app.command("record-usage")

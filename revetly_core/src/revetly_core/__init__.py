@@ -12,7 +12,9 @@ if TYPE_CHECKING:
     from revetly_core.governed import (
         DiagnosticQualifier,
         EvidenceService,
+        ExampleExportService,
         ExecutionContext,
+        FeedbackRecovery,
         FeedbackService,
         GuardedDispatcher,
         GuardedTool,
@@ -37,6 +39,8 @@ __version__ = "0.1.0"
 _GOVERNED = frozenset({
     "EvidenceService", "FeedbackService", "OutcomeReport", "RagAdapter", "RagHit", "RagQuery",
     "RagService", "RagSource", "RevetlyContextAdapter", "SQLiteRagProvider", "Scope", "Session",
+    # example export and recovery
+    "ExampleExportService", "FeedbackRecovery",
     # guarded execution and verification
     "ExecutionContext", "GuardedDispatcher", "GuardedTool", "UsageLedger", "VerificationService",
     # proposals and the rule lifecycle
@@ -69,7 +73,9 @@ __all__ = [
     "DiagnosticQualifier",
     "Engine",
     "EvidenceService",
+    "ExampleExportService",
     "ExecutionContext",
+    "FeedbackRecovery",
     "FeedbackService",
     "GuardedDispatcher",
     "GuardedTool",

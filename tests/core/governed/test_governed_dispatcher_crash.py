@@ -73,7 +73,8 @@ def _state(home: list[str], execution_id: str) -> dict[str, Any]:
         evidence.close()
 
 
-@pytest.mark.parametrize(("point", "effects"), [("guarded-held", 0), ("guarded-returned", 1)])
+@pytest.mark.parametrize(("point", "effects"),
+                         [("guarded-admitted", 0), ("guarded-held", 0), ("guarded-returned", 1)])
 def test_a_kill_after_the_hold_leaves_it_standing_and_nothing_replays(home: list[str], point: str,
                                                                        effects: int) -> None:
     killed = _run(home, "k1", crash_at=point)
@@ -89,15 +90,17 @@ def test_a_kill_after_the_hold_leaves_it_standing_and_nothing_replays(home: list
     assert state["status"] == "unknown" and state["hold"] is True
 
 
-def test_a_kill_right_after_admission_dispatches_nothing_ever(home: list[str]) -> None:
-    killed = _run(home, "k1", crash_at="guarded-admitted")
+def test_a_kill_inside_the_admission_batch_retains_nothing_and_dispatches_nothing(home: list[str]) -> None:
+    """Admission and hold are one batched append (ADR 0035): a kill before it commits leaves
+    neither, so the same key later admits afresh and dispatches exactly once."""
+    killed = _run(home, "k1", crash_at="guarded-admitting")
     assert killed.returncode == CRASH_EXIT, killed.stderr
-    retry = _answer(_run(home, "k1"))
-    assert retry["replayed"] is True
-    assert _state(home, retry["execution_id"])["status"] == "admitted"
     assert _effects(home) == []
-    assert _answer(_run(home, "k2"))["status"] == "acknowledged"  # no hold was ever taken
+    retry = _answer(_run(home, "k1"))
+    assert retry["status"] == "acknowledged" and "replayed" not in retry
     assert len(_effects(home)) == 1
+    assert _answer(_run(home, "k2"))["status"] == "acknowledged"  # that execution held nothing after
+    assert len(_effects(home)) == 2
 
 
 def test_a_server_killed_mid_dispatch_leaves_the_hold_for_the_next_process(home: list[str]) -> None:

@@ -4,6 +4,7 @@ guarded execution and its independent verification, proposals and the rule lifec
 from revetly_core.governed.budget import DEFAULT_RESULT_BUDGET, enforce_result_budget
 from revetly_core.governed.context_adapter import RevetlyContextAdapter
 from revetly_core.governed.dispatcher import GuardedDispatcher
+from revetly_core.governed.export import ExampleExportService
 from revetly_core.governed.feedback import FeedbackService, OutcomeReport
 from revetly_core.governed.guarded_tools import ExecutionContext, GuardedHandler, GuardedTool
 from revetly_core.governed.lifecycle import RuleLifecycle
@@ -12,6 +13,7 @@ from revetly_core.governed.proposals import ProposalService
 from revetly_core.governed.provider_sqlite import SQLiteRagProvider
 from revetly_core.governed.qualification import DiagnosticQualifier
 from revetly_core.governed.rag_service import RagService
+from revetly_core.governed.recovery import FeedbackRecovery
 from revetly_core.governed.scope import Scope
 from revetly_core.governed.sources import RagAdapter, RagHit, RagQuery, RagSource, passage_digest
 from revetly_core.governed.usage import UsageLedger, UsageReport
@@ -22,7 +24,9 @@ __all__ = [
     "DEFAULT_RESULT_BUDGET",
     "DiagnosticQualifier",
     "EvidenceService",
+    "ExampleExportService",
     "ExecutionContext",
+    "FeedbackRecovery",
     "FeedbackService",
     "Grant",
     "GuardedDispatcher",

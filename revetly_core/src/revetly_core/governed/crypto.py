@@ -40,9 +40,11 @@ def record_aad(partition: str, record_id: str) -> bytes:
     return b"revetly-record\x00" + partition.encode() + b"\x00" + record_id.encode()
 
 
-def wrap_aad(partition: str) -> bytes:
-    """The associated data binding a wrapped data key to its partition."""
-    return b"revetly-data-key\x00" + partition.encode()
+def wrap_aad(partition: str, key_id: int = 1) -> bytes:
+    """The associated data binding a wrapped data key to its partition and key id (key 1 keeps
+    the format-1 binding, so keys written before rotation existed still open)."""
+    base = b"revetly-data-key\x00" + partition.encode()
+    return base if key_id == 1 else base + b"\x00" + str(key_id).encode()
 
 
 def checkpoint_aad(partition: str) -> bytes:

@@ -44,9 +44,11 @@ from revetly_core.writes.crash import crash_point
 DEFAULT_WORKERS = 4
 DEFAULT_TIMEOUT = 30.0
 MAX_CAS_ATTEMPTS = 8
-CRASH_POINTS = ("guarded-admitted", "guarded-held", "guarded-returned")
-"""Fault-injection points (REVETLY_CRASH_AT), in order: admission persisted; hold persisted,
-nothing dispatched; handler returned, acknowledgement not yet persisted."""
+CRASH_POINTS = ("guarded-admitting", "guarded-admitted", "guarded-held", "guarded-returned")
+"""Fault-injection points (REVETLY_CRASH_AT), in order: inside the one batched append of
+admission and hold, before it commits (nothing retained); admission and hold persisted together
+(ADR 0035), the grant not yet re-checked; the grant re-checked, nothing dispatched; handler
+returned, acknowledgement not yet persisted."""
 
 
 def check_execution_id(execution_id: str) -> str:
@@ -166,14 +168,13 @@ class GuardedDispatcher:
                               "retry later with the same key")
             admitted_here = False
             try:
-                admission = self._admit(session, attached.tool, arguments, idempotency_key, execution_id,
-                                        digest)
+                admission = self._admit_and_hold(session, attached.tool, arguments, idempotency_key,
+                                                 execution_id, digest, head)
                 if "replayed" in admission:
                     self._slots.release()
                     return admission
                 admitted_here = True
                 crash_point("guarded-admitted")
-                self._take_hold(session.scope, tool_name, execution_id, head)
                 self.feedback.authorize(session, "execute")
             except BaseException:
                 self._slots.release()
@@ -278,43 +279,44 @@ class GuardedDispatcher:
                           {"held_by": holder["execution_id"], "status": holder["status"]})
         return n
 
-    def _admit(self, session: Session, tool: GuardedTool, arguments: dict[str, Any], key: str,
-               execution_id: str, digest: str) -> dict[str, Any]:
-        admission = {"execution_id": execution_id, "kind": "guarded_admission", "version": 1,
+    def _admit_and_hold(self, session: Session, tool: GuardedTool, arguments: dict[str, Any], key: str,
+                        execution_id: str, digest: str, head: int) -> dict[str, Any]:
+        """Persist the admission and hold link head+1 in one durable batch: both or neither. The
+        link id is a compare-and-set across processes (record ids are unique): when another
+        process took it first, the batch is refused whole, the hold is checked again and the
+        batch retried at the new head; when the admission itself exists, it is a same-key replay."""
+        scope, partition = session.scope, session.scope.partition(EXECUTIONS)
+        admission = self._admission(session, tool, arguments, key, execution_id, digest)
+        n = head
+        for _ in range(MAX_CAS_ATTEMPTS):
+            link = {"tool": tool.name, "n": n + 1, "execution_id": execution_id,
+                    "held_at": self.evidence.clock().isoformat()}
+            try:
+                self.evidence.append_many(partition, [(execution_id, admission),
+                                                      (hold_link_id(tool.name, n + 1), link)],
+                                             crash_before_commit="guarded-admitting")
+            except Refusal as refusal:
+                if refusal.code != "record_exists":
+                    raise
+                existing = self.evidence.get(partition, execution_id)
+                if existing is not None:
+                    return self._replay(scope, replay_or_refuse(existing, digest))
+                n = self._refuse_if_held(scope, tool.name)
+                continue
+            self._heads[(scope.key, tool.name)] = n + 1
+            self._links[(scope.key, tool.name, n + 1)] = execution_id
+            return admission
+        raise Refusal("evidence_busy", f"the hold on {tool.name} kept changing under this admission",
+                      "retry with a new key")
+
+    def _admission(self, session: Session, tool: GuardedTool, arguments: dict[str, Any], key: str,
+                   execution_id: str, digest: str) -> dict[str, Any]:
+        return {"execution_id": execution_id, "kind": "guarded_admission", "version": 1,
                      "tool": tool.name, "tool_version": tool.version, "schema_sha256": tool.schema_sha256,
                      "arguments": arguments, "arguments_sha256": arguments_digest(arguments),
                      "actor": session.principal_id, "scope": session.scope.to_dict(),
                      "idempotency_key": key, "request_sha256": digest,
                      "admitted_at": self.evidence.clock().isoformat()}
-        try:
-            self.evidence.append(session.scope.partition(EXECUTIONS), execution_id, admission)
-        except Refusal as refusal:
-            if refusal.code != "record_exists":
-                raise
-            existing = self.evidence.get(session.scope.partition(EXECUTIONS), execution_id) or {}
-            return self._replay(session.scope, replay_or_refuse(existing, digest))
-        return admission
-
-    def _take_hold(self, scope: Scope, tool: str, execution_id: str, head: int) -> None:
-        """Append link head+1, a compare-and-set across processes (record ids are unique); when
-        another process took it first, check the hold again and retry at the new head."""
-        partition = scope.partition(EXECUTIONS)
-        n = head
-        for _ in range(MAX_CAS_ATTEMPTS):
-            try:
-                self.evidence.append(partition, hold_link_id(tool, n + 1),
-                                     {"tool": tool, "n": n + 1, "execution_id": execution_id,
-                                      "held_at": self.evidence.clock().isoformat()})
-            except Refusal as refusal:
-                if refusal.code != "record_exists":
-                    raise
-                n = self._refuse_if_held(scope, tool)
-                continue
-            self._heads[(scope.key, tool)] = n + 1
-            self._links[(scope.key, tool, n + 1)] = execution_id
-            return
-        raise Refusal("evidence_busy", f"the hold on {tool} kept changing under this admission",
-                      "retry with a new key")
 
     def _hold_link_of(self, scope: Scope, tool: str, execution_id: str) -> dict[str, Any] | None:
         for _, link in self.evidence.records(scope.partition(EXECUTIONS), f"hold:{tool}:"):

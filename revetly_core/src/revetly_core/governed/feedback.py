@@ -15,6 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from revetly_core.governed.idempotency import check_key, record_id_for, replay_or_refuse, request_digest
 from revetly_core.governed.metrics import OperationalMetrics
 from revetly_core.governed.principals import Session
+from revetly_core.governed.quality import (
+    check_task_class,
+    check_versions,
+    declared,
+    episode_outcomes,
+    success_interval,
+)
 from revetly_core.governed.scope import Scope, check_name
 from revetly_core.governed.vault import CONTROL, EvidenceService
 from revetly_core.refusal import Refusal
@@ -132,8 +139,10 @@ class FeedbackService:
             return record
 
     def freeze_schedule(self, owner_token: str, scope: Scope, schedule_id: str,
-                        tasks: Iterable[str]) -> dict[str, Any]:
-        """Owner only: fix a schedule's task list before any observation; it can never change."""
+                        tasks: Iterable[str], *, task_class: str | None = None,
+                        versions: dict[str, str] | None = None) -> dict[str, Any]:
+        """Owner only: fix a schedule's task list (and, optionally, its task class and versions)
+        before any observation; it can never change."""
         self.evidence.principals.require_owner(owner_token)
         check_name(schedule_id, "schedule_id")
         task_list = list(dict.fromkeys(tasks))
@@ -143,8 +152,11 @@ class FeedbackService:
         if self.evidence.get(CONTROL, record_id) is not None:
             raise Refusal("schedule_frozen", f"schedule {schedule_id} is already frozen",
                           "a frozen schedule never changes; freeze a new schedule id")
-        record = {"schedule_id": schedule_id, "scope": scope.to_dict(), "tasks": task_list,
-                  "frozen_at": self.evidence.clock().isoformat()}
+        record: dict[str, Any] = {"schedule_id": schedule_id, "scope": scope.to_dict(), "tasks": task_list,
+                                  "frozen_at": self.evidence.clock().isoformat()}
+        # schedule class and versions (issue 19): owner-declared, absent on legacy schedules
+        if task_class is not None or versions is not None:
+            record.update({"task_class": check_task_class(task_class), "versions": check_versions(versions)})
         self.evidence.append(CONTROL, record_id, record)
         return record
 
@@ -159,9 +171,13 @@ class FeedbackService:
                               "the owner freezes schedules before observations are counted")
             observations = [r for _, r in self.evidence.records(session.scope.partition(OUTCOMES), "out-")
                             if r["report"].get("schedule_id") == schedule_id]
+            counts = quality_counts(schedule["tasks"], observations)
+            latest = {o["report"]["task_id"]: o["report"] for o in observations
+                      if o["report"]["task_id"] in schedule["tasks"]}
             return {"schedule_id": schedule_id, "scope": session.scope.to_dict(),
-                    "verification": "unverified host reports",
-                    **quality_counts(schedule["tasks"], observations)}
+                    "verification": "unverified host reports", **declared(schedule), **counts,
+                    "uncertainty": {"success": success_interval(episode_outcomes(latest),
+                                                                f"{session.scope.key}/{schedule_id}")}}
 
     def operational_metrics(self, session: Session) -> dict[str, Any]:
         """This scope's per-operation counters and p50/p95 over the last 256 calls (process-local)."""

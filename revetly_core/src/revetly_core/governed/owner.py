@@ -222,13 +222,31 @@ def revoke_source_file(root: Path | str, vault_id: str, owner_credential_file: P
         evidence.close()
 
 
+def parse_versions(pairs: list[str]) -> dict[str, str] | None:
+    """Versions from NAME=ID pairs (none given: None)."""
+    if not pairs:
+        return None
+    versions: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or name in versions:
+            raise Refusal("bad_schedule", f"{pair!r} is not a new NAME=ID version",
+                          "give each version once, as --version model=m-2026-01")
+        versions[name] = value
+    return versions
+
+
 def freeze_schedule_file(root: Path | str, vault_id: str, owner_credential_file: Path | str, scope: Scope,
-                         schedule_id: str, tasks: list[str]) -> dict[str, Any]:
-    """Freeze a schedule's task list for a scope (owner only)."""
+                         schedule_id: str, tasks: list[str], *, task_class: str | None = None,
+                         versions: list[str] | None = None) -> dict[str, Any]:
+    """Freeze a schedule's task list (and optional task class and NAME=ID versions) for a scope
+    (owner only)."""
     owner = read_credential_file(owner_credential_file)
+    declared_versions = parse_versions(versions or [])
     evidence, feedback, rag, _ = open_services(root, vault_id)
     try:
-        return feedback.freeze_schedule(owner, scope, schedule_id, tasks)
+        return feedback.freeze_schedule(owner, scope, schedule_id, tasks, task_class=task_class,
+                                        versions=declared_versions)
     finally:
         rag.close()
         evidence.close()

@@ -1,8 +1,9 @@
-"""Owner workflows over files for guarded execution: reconcile an uncertain effect, record usage.
+"""Owner workflows over files for guarded execution: reconcile an uncertain effect, record usage,
+reconcile a scope after a restore.
 
-What `revetly rag owner reconcile` and `owner record-usage` run. The owner credential is read
-from its private file; the journal receipt and the usage report are JSON files of at most
-256 KiB. Reconcile reads only retained evidence (no verification callback runs here).
+What `revetly rag owner reconcile`, `owner record-usage` and `owner reconcile-restore` run. The
+owner credential is read from its private file; the journal receipt and the usage report are
+JSON files of at most 256 KiB. Reconcile reads only retained evidence (no verification callback runs here).
 """
 
 from __future__ import annotations
@@ -49,6 +50,21 @@ def record_usage_file(root: Path | str, vault_id: str, owner_credential_file: Pa
     evidence, feedback, rag, _ = open_services(root, vault_id)
     try:
         return UsageLedger(feedback).record_usage(owner, scope, report)
+    finally:
+        rag.close()
+        evidence.close()
+
+
+def reconcile_restore_file(root: Path | str, vault_id: str, owner_credential_file: Path | str, scope: Scope,
+                           restore_id: str, confirm: str) -> dict[str, Any]:
+    """Disable the scope's restored grants, sources and export consents (owner only, idempotent
+    per restore event id)."""
+    from revetly_core.governed.restore import reconcile_after_restore
+
+    owner = read_credential_file(owner_credential_file)
+    evidence, _, rag, _ = open_services(root, vault_id)
+    try:
+        return reconcile_after_restore(rag, owner, scope, restore_id, confirm=confirm)
     finally:
         rag.close()
         evidence.close()

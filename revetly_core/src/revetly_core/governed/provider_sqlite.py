@@ -33,7 +33,12 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 def docs_partition(source: RagSource) -> str:
     """The vault partition holding one source revision's passages."""
-    return f"docs:{source.scope.key}:{source.source_id}@{source.revision}"
+    return f"{docs_partition_prefix(source.scope, source.source_id)}{source.revision}"
+
+
+def docs_partition_prefix(scope: Scope, source_id: str) -> str:
+    """The common prefix of the partitions holding every revision of one source's passages."""
+    return f"docs:{scope.key}:{source_id}@"
 
 
 def fts_match(text: str) -> str | None:

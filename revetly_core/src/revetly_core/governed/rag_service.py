@@ -60,6 +60,11 @@ def adapter_matches_source(source: RagSource, adapter: object) -> None:
                       "declare the source's egress as 'remote'")
 
 
+def forgotten_prefix(source_id: str) -> str:
+    """The CONTROL id prefix of the content-free records of a source's forgetting (recovery)."""
+    return f"forgotten:{source_id}:"
+
+
 def _registration_id(source_id: str, seq: int) -> str:
     return f"source:{source_id}:{seq:08d}"
 
@@ -90,6 +95,7 @@ class RagService:
                                         or current.provider_id != source.provider_id):
                 raise Refusal("source_conflict", f"source {source.source_id} is registered to another "
                               "scope or provider", "register it under a new source id")
+            self._refuse_forgotten_revision(source)
             if current != source:
                 seq = len(self.evidence.records(CONTROL, f"source:{source.source_id}:"))
                 self.evidence.append(CONTROL, _registration_id(source.source_id, seq),
@@ -97,6 +103,13 @@ class RagService:
                                       "at": self.evidence.clock().isoformat()})
             self._adapters[source.source_id] = (source, adapter)
         return {"registered": source.to_dict()}
+
+    def _refuse_forgotten_revision(self, source: RagSource) -> None:
+        """A revision the owner forgot is never registered again: re-registration needs a new one."""
+        for _, record in self.evidence.records(CONTROL, forgotten_prefix(source.source_id)):
+            if source.revision in record["revisions"]:
+                raise Refusal("revision_required", f"revision {source.revision} of {source.source_id} "
+                              "was forgotten", "register the source under a new revision")
 
     def revoke_source(self, owner_token: str, source_id: str) -> dict[str, Any]:
         """Owner only: withdraw a source; its receipts can no longer be inspected by a model."""

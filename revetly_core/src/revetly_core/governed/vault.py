@@ -5,10 +5,25 @@ partition has its own AES-256-GCM data key, wrapped by the home's master key; ea
 sealed with associated data naming its partition and id, so a record moved between rows or
 partitions fails to open. Records are never updated or deleted.
 
+Format and keys: the database names its format in ``meta``. Format 2 gives each record the id
+of the partition data key that sealed it (``records.key_id``); ``rotate_data_keys`` adds a new
+key per partition and seals later records with it, so old records keep opening under their own
+key while ciphertext, chain roots and checkpoints stay exactly as they were. A format-1 vault is
+upgraded in place on open (its records become key 1). A format this release does not know is
+refused, never rewritten.
+
 Integrity: the records of a partition form a hash chain whose head (count, last sequence, root,
 ciphertext bytes) is written, encrypted, to ``.feedback-checkpoints/`` outside the database on
 every append. A deleted row, a removed checkpoint while records remain, or an older database
 copied over the current one no longer matches its checkpoint, and the partition fails closed.
+Within one process a partition's checks are not repeated while nothing they depend on can have
+changed: no other connection committed (SQLite's ``data_version``) and the checkpoint files hold
+the same bytes (a few hundred, read on every access; only decryption, the row summary and the
+chain walk are skipped). ``verify`` always re-checks everything.
+
+Erasure (owner recovery only): ``erase_partition`` removes a partition's records and data keys
+with SQLite's secure delete, keeps each erased record id as a content-free anchor (reading or
+re-appending it is the ``record_forgotten`` refusal) and re-anchors the emptied partition.
 """
 
 from __future__ import annotations
@@ -31,13 +46,16 @@ from revetly_core.governed.evidence_db import EvidenceDatabase, integrity_refusa
 from revetly_core.governed.home import Home, replace_private_file, require_owner_private
 from revetly_core.isotime import utc_now
 from revetly_core.refusal import Refusal
+from revetly_core.writes.crash import crash_point
 
 Clock = Callable[[], datetime]
 
 MAX_RECORDS_PER_PARTITION = 10_000
 MAX_CIPHERTEXT_PER_PARTITION = 64 * 1024 * 1024
 MAX_MESSAGE_BYTES = 256 * 1024
-FORMAT = "1"
+FORMAT = "2"
+READABLE_FORMATS = ("1", "2")
+"""Formats this release opens; older ones are upgraded in place to FORMAT."""
 CONTROL = "control"
 _GENESIS = bytes(32)
 
@@ -48,9 +66,35 @@ CREATE TABLE IF NOT EXISTS partitions (
     count INTEGER NOT NULL, seq INTEGER NOT NULL, root BLOB NOT NULL, bytes INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS records (
     partition TEXT NOT NULL, record_id TEXT NOT NULL, seq INTEGER NOT NULL,
-    ciphertext BLOB NOT NULL, PRIMARY KEY (partition, record_id));
+    ciphertext BLOB NOT NULL, key_id INTEGER NOT NULL DEFAULT 1, PRIMARY KEY (partition, record_id));
 CREATE UNIQUE INDEX IF NOT EXISTS records_by_seq ON records (partition, seq);
 """
+
+_SCHEMA_2 = """
+CREATE TABLE IF NOT EXISTS partition_keys (
+    partition TEXT NOT NULL, key_id INTEGER NOT NULL, wrapped_key BLOB NOT NULL, created_at TEXT NOT NULL,
+    PRIMARY KEY (partition, key_id));
+CREATE TABLE IF NOT EXISTS erased (
+    partition TEXT NOT NULL, record_id TEXT NOT NULL, erased_at TEXT NOT NULL,
+    PRIMARY KEY (partition, record_id));
+"""
+
+
+def upgrade_statements(found: str) -> list[str]:
+    """The statements that bring a vault of an older format to FORMAT (none when current)."""
+    if found == "1":
+        return [
+            "ALTER TABLE records ADD COLUMN key_id INTEGER NOT NULL DEFAULT 1",
+            "INSERT OR IGNORE INTO partition_keys SELECT partition, 1, wrapped_key, '' FROM partitions",
+            f"UPDATE meta SET value='{FORMAT}' WHERE key='format'",
+        ]
+    return []
+
+
+def _forgotten(partition: str, record_id: str) -> Refusal:
+    return Refusal("record_forgotten",
+                   f"record {record_id} of {partition} was erased by the owner; only its id is kept",
+                   "use a new idempotency key or id; erased evidence is never brought back")
 
 
 @dataclass(frozen=True)
@@ -133,20 +177,37 @@ class EvidenceService:
             self._db.executescript(_SCHEMA)
             self._db.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?)", (FORMAT,))
             found = self._db.execute("SELECT value FROM meta WHERE key='format'").fetchone()[0]
+            if found in READABLE_FORMATS:
+                self._upgrade(found)
         except BaseException:
             self._db.close()
             raise
-        if found != FORMAT:
+        if found not in READABLE_FORMATS:
             self._db.close()
-            raise Refusal("vault_format", f"the vault is format {found}; this release reads {FORMAT}",
-                          "use the release that wrote it")
+            raise Refusal("vault_format", f"the vault is format {found}; this release reads "
+                          f"{', '.join(READABLE_FORMATS)}", "use the release that wrote it")
+        self.format_found = found
         self._lock = threading.RLock()
-        self._keys: dict[str, bytes] = {}
+        self._keys: dict[tuple[str, int], bytes] = {}
         self._verified: dict[str, Head] = {}
+        self._fresh: dict[str, tuple[object, ...]] = {}
+        self._anchor_paths: dict[tuple[str, bool], Path] = {}
         self._control_cache: dict[str, dict[str, Any]] = {}
         from revetly_core.governed.principals import PrincipalRegistry
 
         self.principals = PrincipalRegistry(self)
+
+    def _upgrade(self, found: str) -> None:
+        """Bring an older format to FORMAT in one transaction; records and chains are untouched."""
+        self._db.executescript(_SCHEMA_2)
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in upgrade_statements(found):
+                self._db.execute(statement)
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
 
     def _require_vault_database(self) -> None:
         """An existing evidence.db must hold the vault's tables before anything is written to
@@ -181,59 +242,87 @@ class EvidenceService:
 
     def append(self, partition: str, record_id: str, payload: dict[str, Any]) -> None:
         """Seal and append one record; an existing id is refused (records are never rewritten)."""
-        plaintext = encode_message(payload)
+        self.append_many(partition, [(record_id, payload)])
+
+    def append_many(self, partition: str, items: list[tuple[str, dict[str, Any]]], *,
+                    crash_before_commit: str | None = None) -> None:
+        """Seal and append several records of one partition in one durable commit (one fsynced
+        checkpoint): all of them are retained or none. Any existing id refuses the whole batch.
+        crash_before_commit names the caller's fault-injection point inside the transaction."""
+        sealed_plain = [(record_id, encode_message(payload)) for record_id, payload in items]
+        if not sealed_plain or len({r for r, _ in sealed_plain}) != len(sealed_plain):
+            raise Refusal("bad_batch", "a batch holds one or more records with distinct ids",
+                          "append each record id once")
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 head = self._checked_head(partition)
-                if self._db.execute("SELECT 1 FROM records WHERE partition=? AND record_id=?",
-                                    (partition, record_id)).fetchone():
-                    raise Refusal("record_exists", f"record {record_id} already exists",
-                                  "records are append-only; use a new id")
-                key = self._data_key(partition, create=True)
-                ciphertext = crypto.seal(key, plaintext, crypto.record_aad(partition, record_id))
-                check_partition_quota(head, len(ciphertext))
-                new = Head(head.count + 1, head.seq + 1, chain_step(head.root, record_id, ciphertext),
-                           head.bytes + len(ciphertext))
-                self._db.execute("INSERT INTO records VALUES (?,?,?,?)",
-                                 (partition, record_id, new.seq, ciphertext))
+                new = head
+                for record_id, plaintext in sealed_plain:
+                    self._refuse_existing(partition, record_id)
+                    key_id, key = self._sealing_key(partition)
+                    ciphertext = crypto.seal(key, plaintext, crypto.record_aad(partition, record_id))
+                    check_partition_quota(new, len(ciphertext))
+                    new = Head(new.count + 1, new.seq + 1, chain_step(new.root, record_id, ciphertext),
+                               new.bytes + len(ciphertext))
+                    self._db.execute("INSERT INTO records (partition, record_id, seq, ciphertext, key_id) "
+                                     "VALUES (?,?,?,?,?)",
+                                     (partition, record_id, new.seq, ciphertext, key_id))
                 self._db.execute("UPDATE partitions SET count=?, seq=?, root=?, bytes=? WHERE partition=?",
                                  (new.count, new.seq, new.root, new.bytes, partition))
                 pending = self._anchor_path(partition, pending=True)
                 replace_private_file(pending, self._seal_anchor(partition, new))
+                if crash_before_commit is not None:
+                    crash_point(crash_before_commit)
+                version = self._data_version()
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 self._anchor_path(partition, pending=True).unlink(missing_ok=True)
                 raise
             _promote(pending, self._anchor_path(partition))
-            self._verified[partition] = new
+            self._mark_fresh(partition, new, version)
             if partition == CONTROL:
-                self._control_cache[record_id] = json.loads(plaintext)
+                for record_id, plaintext in sealed_plain:
+                    self._control_cache[record_id] = json.loads(plaintext)
+
+    def _refuse_existing(self, partition: str, record_id: str) -> None:
+        if self._db.execute("SELECT 1 FROM records WHERE partition=? AND record_id=?",
+                            (partition, record_id)).fetchone():
+            raise Refusal("record_exists", f"record {record_id} already exists",
+                          "records are append-only; use a new id")
+        if self._is_erased(partition, record_id):
+            raise _forgotten(partition, record_id)
+
+    def _is_erased(self, partition: str, record_id: str) -> bool:
+        return self._db.execute("SELECT 1 FROM erased WHERE partition=? AND record_id=?",
+                                (partition, record_id)).fetchone() is not None
 
     def get(self, partition: str, record_id: str) -> dict[str, Any] | None:
         """The decrypted payload of one record, or None when the partition has no such record."""
         with self._snapshot(partition):
             if partition == CONTROL and record_id in self._control_cache:
                 return self._control_cache[record_id]
-            row = self._db.execute("SELECT ciphertext FROM records WHERE partition=? AND record_id=?",
+            row = self._db.execute("SELECT ciphertext, key_id FROM records WHERE partition=? AND record_id=?",
                                    (partition, record_id)).fetchone()
             if row is None:
+                if self._is_erased(partition, record_id):
+                    raise _forgotten(partition, record_id)
                 return None
-            return self._open_record(partition, record_id, row[0])
+            return self._open_record(partition, record_id, row[0], row[1])
 
     def records(self, partition: str, prefix: str = "") -> list[tuple[str, dict[str, Any]]]:
         """All records of a partition whose id starts with prefix, in append order."""
         with self._snapshot(partition):
             rows = self._db.execute(
-                "SELECT record_id, ciphertext FROM records WHERE partition=? AND record_id >= ? "
+                "SELECT record_id, ciphertext, key_id FROM records WHERE partition=? AND record_id >= ? "
                 "AND record_id < ? ORDER BY seq", (partition, prefix, prefix + "\U0010ffff")).fetchall()
             out = []
-            for record_id, ciphertext in rows:
+            for record_id, ciphertext, key_id in rows:
                 if partition == CONTROL and record_id in self._control_cache:
                     out.append((record_id, self._control_cache[record_id]))
                 else:
-                    out.append((record_id, self._open_record(partition, record_id, ciphertext)))
+                    out.append((record_id, self._open_record(partition, record_id, ciphertext, key_id)))
             return out
 
     def usage(self, partition: str) -> dict[str, int]:
@@ -243,10 +332,120 @@ class EvidenceService:
         return {"records": head.count, "max_records": MAX_RECORDS_PER_PARTITION,
                 "ciphertext_bytes": head.bytes, "max_ciphertext_bytes": MAX_CIPHERTEXT_PER_PARTITION}
 
+    def partitions(self, prefix: str = "") -> list[str]:
+        """The names of the partitions whose name starts with prefix, sorted."""
+        with self._lock:
+            rows = self._db.execute("SELECT partition FROM partitions WHERE partition >= ? AND partition < ? "
+                                    "ORDER BY partition", (prefix, prefix + "\U0010ffff")).fetchall()
+        return [row[0] for row in rows]
+
+    def key_ids(self, partition: str) -> list[int]:
+        """The ids of a partition's data keys, oldest first (rotation adds one; erased keys are
+        not listed, and their ids are never used again)."""
+        with self._lock:
+            rows = self._db.execute("SELECT key_id FROM partition_keys WHERE partition=? "
+                                    "AND length(wrapped_key) > 0 ORDER BY key_id", (partition,)).fetchall()
+        return [int(row[0]) for row in rows]
+
+    def rotate_data_keys(self, owner_token: str, partitions: list[str] | None = None) -> dict[str, Any]:
+        """Owner only: give each partition (default: all) a new data key for the records appended
+        from now on. Existing records keep their key id; ciphertext, chain roots and checkpoints
+        are unchanged (the checkpoint key derives from the master key, which does not rotate)."""
+        self.principals.require_owner(owner_token)
+        rotated: dict[str, int] = {}
+        with self._lock:
+            names = self.partitions() if partitions is None else list(partitions)
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                for partition in names:
+                    self._checked_head(partition)
+                    current = self._db.execute("SELECT max(key_id) FROM partition_keys WHERE partition=? "
+                                               "AND length(wrapped_key) > 0", (partition,)).fetchone()[0]
+                    if current is None:
+                        raise Refusal("no_partition", f"no partition {partition} in this vault",
+                                      "rotate partitions the vault holds (omit the list for all)")
+                    key_id = int(current) + 1
+                    wrapped = crypto.seal(self._master, crypto.new_key(), crypto.wrap_aad(partition, key_id))
+                    self._db.execute("INSERT INTO partition_keys VALUES (?,?,?,?)",
+                                     (partition, key_id, wrapped, self.clock().isoformat()))
+                    rotated[partition] = key_id
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return {"rotated": rotated, "format": FORMAT,
+                "note": "records sealed before keep their key; new records use the new key"}
+
+    def erase_partition(self, partition: str) -> dict[str, Any]:
+        """Remove every record and every data key of a partition (the keys go too, so stray
+        copies of its ciphertext no longer open). Callers check the owner's authority."""
+        return self.erase(partition, None)
+
+    def erase(self, partition: str, record_ids: list[str] | None) -> dict[str, Any]:
+        """Remove records of a partition (None: all of them, and its data keys) with SQLite's
+        secure delete, keep each erased id as a content-free anchor, and re-anchor the chain over
+        the records that remain. Callers check the owner's authority (FeedbackRecovery)."""
+        with self._lock:
+            self._db.execute("PRAGMA secure_delete=ON")
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._checked_head(partition)
+                if self._db_head(partition) is None:
+                    raise Refusal("no_partition", f"no partition {partition} in this vault",
+                                  "erase partitions the vault holds")
+                present = [row[0] for row in self._db.execute(
+                    "SELECT record_id FROM records WHERE partition=?", (partition,)).fetchall()]
+                ids = present if record_ids is None else [r for r in present if r in set(record_ids)]
+                now = self.clock().isoformat()
+                for record_id in ids:
+                    self._db.execute("INSERT OR IGNORE INTO erased VALUES (?,?,?)",
+                                     (partition, record_id, now))
+                    self._db.execute("DELETE FROM records WHERE partition=? AND record_id=?",
+                                     (partition, record_id))
+                if record_ids is None:
+                    for table in ("partition_keys", "partitions"):  # shredded; ids are never reused
+                        self._db.execute(f"UPDATE {table} SET wrapped_key=X'' WHERE partition=?",
+                                         (partition,))
+                head = self._rechain(partition)
+                pending = self._anchor_path(partition, pending=True)
+                replace_private_file(pending, self._seal_anchor(partition, head))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                self._anchor_path(partition, pending=True).unlink(missing_ok=True)
+                raise
+            finally:
+                self._db.execute("PRAGMA secure_delete=OFF")
+            _promote(pending, self._anchor_path(partition))
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            if record_ids is None:
+                for cached in [k for k in self._keys if k[0] == partition]:
+                    del self._keys[cached]
+            if partition == CONTROL:
+                for record_id in ids:
+                    self._control_cache.pop(record_id, None)
+            self._verified.pop(partition, None)
+            self._fresh.pop(partition, None)
+        return {"partition": partition, "erased_records": len(ids)}
+
+    def _rechain(self, partition: str) -> Head:
+        """The head over a partition's remaining rows, written to its partitions row."""
+        root, count, seq, total = _GENESIS, 0, 0, 0
+        for record_id, row_seq, ciphertext in self._db.execute(
+                "SELECT record_id, seq, ciphertext FROM records WHERE partition=? ORDER BY seq",
+                (partition,)):
+            root = chain_step(root, record_id, ciphertext)
+            count, seq, total = count + 1, row_seq, total + len(ciphertext)
+        head = Head(count, seq, root, total)
+        self._db.execute("UPDATE partitions SET count=?, seq=?, root=?, bytes=? WHERE partition=?",
+                         (head.count, head.seq, head.root, head.bytes, partition))
+        return head
+
     def verify(self, partition: str) -> dict[str, Any]:
         """Re-check a partition's whole chain against its checkpoint now (fails closed)."""
         with self._lock:
             self._verified.pop(partition, None)
+            self._fresh.pop(partition, None)
             with self._snapshot(partition) as head:
                 pass
         return {"partition": partition, "ok": True, **head.to_dict()}
@@ -278,8 +477,8 @@ class EvidenceService:
                     self._db.execute("COMMIT")
                 return
 
-    def _open_record(self, partition: str, record_id: str, ciphertext: bytes) -> dict[str, Any]:
-        key = self._data_key(partition, create=False)
+    def _open_record(self, partition: str, record_id: str, ciphertext: bytes, key_id: int) -> dict[str, Any]:
+        key = self._key(partition, int(key_id))
         plain = crypto.unseal(key, ciphertext, crypto.record_aad(partition, record_id),
                               f"record {record_id}")
         payload: dict[str, Any] = json.loads(plain)
@@ -287,25 +486,45 @@ class EvidenceService:
             self._control_cache[record_id] = payload
         return payload
 
-    def _data_key(self, partition: str, *, create: bool) -> bytes:
-        if partition in self._keys:
-            return self._keys[partition]
-        row = self._db.execute("SELECT wrapped_key FROM partitions WHERE partition=?",
-                               (partition,)).fetchone()
+    def _sealing_key(self, partition: str) -> tuple[int, bytes]:
+        """The partition's newest data key, inside a write transaction (so a rotation by another
+        process is seen by the next append here). A new partition, or one whose keys were erased,
+        gets a new key with a never-used id: a key id always names one key, in every process."""
+        row = self._db.execute("SELECT key_id, length(wrapped_key) FROM partition_keys WHERE partition=? "
+                               "ORDER BY key_id DESC LIMIT 1", (partition,)).fetchone()
+        if row is not None and row[1]:
+            return int(row[0]), self._key(partition, int(row[0]))
+        key_id = 1 if row is None else int(row[0]) + 1
+        key = crypto.new_key()
+        wrapped = crypto.seal(self._master, key, crypto.wrap_aad(partition, key_id))
+        self._db.execute("INSERT INTO partitions VALUES (?,?,0,0,?,0) ON CONFLICT (partition) "
+                         "DO UPDATE SET wrapped_key=excluded.wrapped_key", (partition, wrapped, _GENESIS))
+        self._db.execute("INSERT INTO partition_keys VALUES (?,?,?,?)",
+                         (partition, key_id, wrapped, self.clock().isoformat()))
+        self._keys[(partition, key_id)] = key
+        return key_id, key
+
+    def _key(self, partition: str, key_id: int) -> bytes:
+        """One data key of a partition, unwrapped once per process."""
+        cached = self._keys.get((partition, key_id))
+        if cached is not None:
+            return cached
+        row = self._db.execute("SELECT wrapped_key FROM partition_keys WHERE partition=? AND key_id=?",
+                               (partition, key_id)).fetchone()
         if row is None:
-            if not create:
-                raise _integrity(f"partition {partition} has records but no data key")
-            key = crypto.new_key()
-            wrapped = crypto.seal(self._master, key, crypto.wrap_aad(partition))
-            self._db.execute("INSERT INTO partitions VALUES (?,?,0,0,?,0)", (partition, wrapped, _GENESIS))
-        else:
-            key = crypto.unseal(self._master, row[0], crypto.wrap_aad(partition), f"data key of {partition}")
-        self._keys[partition] = key
+            raise _integrity(f"partition {partition} has records sealed with key {key_id}, which it lacks")
+        key = crypto.unseal(self._master, row[0], crypto.wrap_aad(partition, key_id),
+                            f"data key {key_id} of {partition}")
+        self._keys[(partition, key_id)] = key
         return key
 
     def _anchor_path(self, partition: str, *, pending: bool = False) -> Path:
-        name = hmac.new(self._names_key, partition.encode(), hashlib.sha256).hexdigest()[:40]
-        return self.home.checkpoints / (name + (".pending" if pending else ".ckpt"))
+        cached = self._anchor_paths.get((partition, pending))
+        if cached is None:
+            name = hmac.new(self._names_key, partition.encode(), hashlib.sha256).hexdigest()[:40]
+            cached = self._anchor_paths[(partition, pending)] = (
+                self.home.checkpoints / (name + (".pending" if pending else ".ckpt")))
+        return cached
 
     def _seal_anchor(self, partition: str, head: Head) -> bytes:
         body = json.dumps({"partition": partition, **head.to_dict()}, sort_keys=True).encode()
@@ -344,8 +563,38 @@ class EvidenceService:
             return None
         return self._read_anchor(committed, partition)
 
+    def _data_version(self) -> int:
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    def _freshness(self, partition: str, version: int | None = None) -> tuple[object, ...]:
+        """What the checks of a partition depend on that can change under this process: other
+        connections' commits and the bytes of its checkpoint files."""
+        marks: list[object] = [self._data_version() if version is None else version]
+        for path in (self._anchor_path(partition), self._anchor_path(partition, pending=True)):
+            try:
+                with open(path, "rb") as handle:
+                    marks.append(handle.read())
+            except FileNotFoundError:
+                marks.append(None)
+        return tuple(marks)
+
+    def _mark_fresh(self, partition: str, head: Head, version: int | None = None) -> None:
+        """Remember that this process checked (or wrote) the partition at this head; a writer
+        passes the data version it read inside its write transaction."""
+        self._verified[partition] = head
+        self._fresh[partition] = self._freshness(partition, version)
+
     def _checked_head(self, partition: str) -> Head:
-        """The partition's head after the integrity checks; any mismatch fails closed."""
+        """The partition's head after the integrity checks; any mismatch fails closed. Checks
+        that cannot have changed since the last ones passed in this process are not repeated."""
+        known = self._verified.get(partition)
+        if known is not None and self._fresh.get(partition) == self._freshness(partition):
+            return known
+        head = self._full_check(partition)
+        self._mark_fresh(partition, head)
+        return head
+
+    def _full_check(self, partition: str) -> Head:
         db_head = self._db_head(partition)
         anchored = self._anchored_head(partition, db_head)
         count, seq, total = self._rows_summary(partition)
