@@ -50,6 +50,7 @@ from revetly_core.model import Artifact, Link
 from revetly_core.refusal import Refusal
 from revetly_core.store.db import Store
 from revetly_core.store.keyword import KeywordIndex
+from revetly_core.store.known import StoredKnown
 from revetly_core.store.queries_pass import COMPARED_COLUMNS
 from revetly_core.store.rows import ARTIFACT_COLUMNS, artifact_row
 
@@ -144,7 +145,7 @@ def _run_locked(
                 reading = (connector, src_started)
                 try:
                     with store.savepoint():  # a source that fails leaves none of its writes
-                        known = store.known(connector.source_id)
+                        known = known_for(store, connector)
                         writer = SourceWriter(store, connector.source_id, known, full=full,
                                               now=started)
                         batch = read_source(connector, known,
@@ -194,16 +195,31 @@ def _run_locked(
             f"{store.revision}: {detail}", "fix the cause, then run `revetly sync` again",
         ) from exc
     batches.clear()  # the pass's artifacts are in the store now: free them before indexing
-    gc.collect()
-    try:
-        _update_index(store, index, changed, prior_ids, full=full or index_torn,
-                      revision=revision, progress=progress)
-    except Exception as exc:  # the index is a cache: the next pass sees it torn and rebuilds it
-        log.warning("keyword index update failed (rebuilt on the next pass): %s", exc)
+    if index_needs_writing(changed, prior_ids, full=full or index_torn):
+        gc.collect()
+        try:
+            _update_index(store, index, changed, prior_ids, full=full or index_torn,
+                          revision=revision, progress=progress)
+        except Exception as exc:  # the index is a cache: the next pass sees it torn, rebuilds it
+            log.warning("keyword index update failed (rebuilt on the next pass): %s", exc)
     pass_vectors(store, index.directory, config, changed | prior_ids, revision,
                  full=full or index_torn)
     return PassResult(pass_id, outcome, full, revision, started, ended, source_rows, totals,
                       len(store.problems()))
+
+
+def known_for(store: Store, connector: Connector) -> dict[str, KnownArtifact]:
+    """What the store holds of a connector's source: read whole, or row by row as looked up
+    for a connector that asks (``looks_up_known``), so a pass that changed little reads little."""
+    if getattr(connector, "looks_up_known", False):
+        return StoredKnown(store, connector.source_id)
+    return store.known(connector.source_id)
+
+
+def index_needs_writing(changed: set[str], prior_ids: set[str], *, full: bool) -> bool:
+    """Whether the keyword index has anything to take: a rebuild, or a document to change.
+    A pass that changed nothing keeps the revision, so the index's stamp already agrees."""
+    return full or bool(changed) or bool(prior_ids)
 
 
 def unstorable(a: Artifact) -> str | None:
@@ -310,26 +326,29 @@ class SourceWriter:
         self.cleared: set[str] = set()
         self._pending: list[Artifact] = []
 
-    def add(self, a: Artifact) -> None:
-        """The sink of a streaming read: hold the artifact, write when a chunk is full."""
+    def add(self, a: Artifact) -> bool:
+        """The sink of a streaming read: hold the artifact, write when a chunk is full. False
+        when the store cannot hold it (its file is named as a problem instead)."""
+        if not storable(self.source, [a], self.problems, self.cleared):
+            return False
         self._pending.append(a)
         if len(self._pending) >= WRITE_CHUNK:
             try:
                 self._flush()
             except Exception as exc:
                 raise StoreWriteFailed(exc) from exc
+        return True
 
     def finish(self, batch: SourceBatch) -> None:
         """Write what is left (and the batch's own upserts), name the unstorable files in the
         batch, and add what this source changed to the pass's changes."""
-        self._pending.extend(batch.upserts)
+        self._pending.extend(storable(self.source, batch.upserts, self.problems, self.cleared))
         self._flush()
         batch.problems.extend(self.problems)
         batch.cleared_paths |= self.cleared
 
     def _flush(self) -> None:
-        chunk, self._pending = self._pending, []
-        kept = storable(self.source, chunk, self.problems, self.cleared)
+        kept, self._pending = self._pending, []
         if not kept:
             return
         for a in kept:
