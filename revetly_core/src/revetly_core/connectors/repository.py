@@ -329,11 +329,10 @@ class RepositoryConnector:
             raise RuntimeError(f"the instance at {self.root} is not a git repository: {exc}") from exc
         head = None if repo.head_is_unborn else repo.head.target
         prior_head = None if full else cursor.get("head")
-        with tree_cache(repo):
+        with tree_cache(repo):  # the delta's tree diff finds the walk's last trees cached
             deletions = self._walk_history(repo, head, prior_head, batch, progress)
-
-        view = None if full or batch.history_complete else self._delta_view(
-            repo, head, cursor, set(deletions))
+            view = None if full or batch.history_complete else self._delta_view(
+                repo, head, cursor, set(deletions))
         if view is None:
             view = self._whole_view(repo, head)
         current = view.listing.blobs

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import logging
@@ -27,7 +28,6 @@ from revetly_core.connectors.base import (
 )
 from revetly_core.connectors.commits import CommitsConnector
 from revetly_core.connectors.repository import RepositoryConnector
-from revetly_core.connectors.sources import declared_sources
 from revetly_core.embedding.sync import pass_vectors
 from revetly_core.fsread import display_path
 from revetly_core.ids import IdResolver, id_key
@@ -89,8 +89,18 @@ def connectors_for(root: Path, config: Config) -> list[Connector]:
     """The instance's declared sources, repository first, then each commits repository."""
     out: list[Connector] = [RepositoryConnector(root, config)]
     out.extend(CommitsConnector(root, c, config.default_project) for c in config.connectors.commits)
-    out.extend(declared_sources(root, config))
+    if declares_sources(config):  # their readers (YAML, the schema's models) load only then
+        from revetly_core.connectors.sources import declared_sources
+
+        out.extend(declared_sources(root, config))
     return out
+
+
+def declares_sources(config: Config) -> bool:
+    """Whether revetly.toml declares a source beyond the instance and its commits repositories."""
+    section = config.connectors
+    return any(getattr(section, f.name) for f in dataclasses.fields(section)
+               if f.name not in ("repository", "commits"))
 
 
 def run_pass(
@@ -196,7 +206,8 @@ def _run_locked(
         ) from exc
     batches.clear()  # the pass's artifacts are in the store now: free them before indexing
     if index_needs_writing(changed, prior_ids, full=full or index_torn):
-        gc.collect()
+        if full or len(changed) > WRITE_CHUNK:  # a big pass's parsed artifacts go first
+            gc.collect()
         try:
             _update_index(store, index, changed, prior_ids, full=full or index_torn,
                           revision=revision, progress=progress)
