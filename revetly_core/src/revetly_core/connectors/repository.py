@@ -22,7 +22,7 @@ from revetly_core.connectors.base import (
 )
 from revetly_core.connectors.gitfolder import guarded
 from revetly_core.connectors.gittime import commit_subject_body, commit_time
-from revetly_core.connectors.held import HeldLookup, held_lookup, key_of, last_live
+from revetly_core.connectors.held import HeldView, ListingView, held_lookup, key_of
 from revetly_core.fsread import Listing, ReadRefused, display_path, name_problem
 from revetly_core.ids import id_key, is_ascii_id
 from revetly_core.model import Artifact, HistoryEntry
@@ -167,125 +167,6 @@ def tree_cache(repo: Any, size: int = HISTORY_TREE_CACHE) -> Iterator[None]:
         repo.free()
 
 
-@dataclass
-class _View:
-    """The listing a read judges: every wanted file (``scope`` None), or only the files in
-    ``scope``, every other file being listed as the last read listed it."""
-
-    listing: Listing
-    worktree: list[str]
-    """The wanted files git status reported (the next read looks at them again)."""
-    scope: set[str] | None = None
-
-    def covers(self, path: str) -> bool:
-        """Whether this listing says what the file at ``path`` is now."""
-        return self.scope is None or path in self.scope
-
-
-class _Held:
-    """What the store held of the source when the read began, seen through the read's listing,
-    and which listed file holds each id key (a file read this pass takes its key over).
-
-    With the whole listing every known artifact is mapped once. With a partial one each file
-    in scope is looked up before anything is written, and an id key only when a read file
-    declares it; a file outside the scope is listed as before, holding what the store holds."""
-
-    def __init__(self, lookup: HeldLookup, known: dict[str, KnownArtifact], view: _View,
-                 prior_problems: dict[str, str | None]) -> None:
-        self.lookup, self.known, self.view = lookup, known, view
-        self.prior_problems = prior_problems
-        self.changed: set[str] = set()
-        self.demoted: set[str] = set()
-        self._owner: dict[str, str | None] = {}
-        self._ids: dict[str, str] = {}
-        self._paths: dict[str, list[KnownArtifact]] = {}
-        self._whole: dict[str, KnownArtifact] | None = None
-        if view.scope is None:
-            self._whole = {k.path: k for k in known.values() if k.path and not k.deleted}
-        else:
-            self._paths = {p: lookup.at_path(p) for p in sorted(view.scope)}
-
-    def live_at(self, path: str) -> KnownArtifact | None:
-        """The live artifact the store held at this path."""
-        if self._whole is not None:
-            return self._whole.get(path)
-        held = self._paths[path] if path in self._paths else self.lookup.at_path(path)
-        return last_live(held)
-
-    def any_at(self, path: str) -> KnownArtifact | None:
-        """The artifact the store held at this path, deleted ones included."""
-        if self._whole is not None:
-            return {k.path: k for k in self.known.values() if k.path}.get(path)
-        held = self._paths[path] if path in self._paths else self.lookup.at_path(path)
-        return held[-1] if held else None
-
-    def listed(self, path: str) -> bool:
-        """Whether the read lists a file at this path."""
-        return path in self.view.listing.blobs if self.view.covers(path) else True
-
-    def listed_blob(self, path: str) -> str | None:
-        """The blob id the read lists for this path."""
-        if self.view.covers(path):
-            return self.view.listing.blobs.get(path)
-        if path in self.prior_problems:
-            return self.prior_problems[path]
-        k = self.live_at(path)
-        return None if k is None else k.blob
-
-    def begin(self, changed: list[str]) -> None:
-        """The files this read re-reads; with the whole listing, every other listed file's id
-        key is mapped to the first path (by name) holding it."""
-        self.changed.update(changed)
-        if self._whole is None:
-            return
-        listing = self.view.listing.blobs
-        self._ids = {p: k.id for p, k in self._whole.items()
-                     if p in listing and p not in self.changed}
-        for p in sorted(self._ids):
-            self._owner.setdefault(key_of(self._ids[p]), p)
-
-    def owner(self, key: str) -> str | None:
-        """The listed file holding this id key (the first by name of those not re-read)."""
-        if key in self._owner or self._whole is not None:
-            return self._owner.get(key)
-        best: str | None = None
-        for k in self.lookup.with_key(key):
-            p = k.path
-            if k.deleted or not p:
-                continue
-            if self.view.covers(p) and (p not in self.view.listing.blobs or p in self.changed):
-                continue
-            at = self.live_at(p)
-            if at is None or at.id != k.id:
-                continue
-            self._ids[p] = k.id
-            if best is None or p < best:
-                best = p
-        self._owner[key] = best
-        return best
-
-    def take(self, key: str, path: str, artifact_id: str) -> None:
-        """A re-read file now holds this id key."""
-        self._owner[key] = path
-        self._ids[path] = artifact_id
-
-    def is_live(self, artifact_id: str) -> bool:
-        """Whether the file holding this id's key declares this id (it stays live)."""
-        holder = self.owner(key_of(artifact_id))
-        return holder is not None and self._ids.get(holder) == artifact_id
-
-    def removal_candidates(self) -> list[KnownArtifact]:
-        """The held artifacts this read may find missing, in id order: every one with the whole
-        listing, else those at files in scope and at files another took the id of."""
-        if self._whole is not None:
-            return sorted(self.known.values(), key=lambda k: k.id)
-        seen: dict[str, KnownArtifact] = {}
-        for p in sorted(set(self._paths) | self.demoted):
-            for k in self._paths[p] if p in self._paths else self.lookup.at_path(p):
-                seen.setdefault(k.id, k)
-        return [seen[i] for i in sorted(seen)]
-
-
 class RepositoryConnector:
     """Reads backlog/, notes/ and records/ (or the declared folders) of the instance repo."""
 
@@ -337,7 +218,7 @@ class RepositoryConnector:
             view = self._whole_view(repo, head)
         current = view.listing.blobs
         prior_problems: dict[str, str | None] = {} if full else dict(cursor.get("problems", {}))
-        held = _Held(held_lookup(known), known, view, prior_problems)
+        held = HeldView(held_lookup(known), known, view, prior_problems)
         changed = sorted(
             p for p, b in current.items()
             if full
@@ -438,7 +319,7 @@ class RepositoryConnector:
         """Every wanted file as the work tree has it now (path -> blob id), read bounded."""
         return self._whole_view(repo, head).listing
 
-    def _whole_view(self, repo: Any, head: Any) -> _View:
+    def _whole_view(self, repo: Any, head: Any) -> ListingView:
         """The whole listing: every wanted file of HEAD's tree, then what git status reports."""
         import pygit2
 
@@ -456,7 +337,7 @@ class RepositoryConnector:
         status = self._status_paths(repo)
         for path in status:
             listing.add_worktree(path)
-        return _View(listing, sorted(status))
+        return ListingView(listing, sorted(status))
 
     def _status_paths(self, repo: Any) -> list[str]:
         """The wanted files git status reports changed, staged or untracked (not ignored)."""
@@ -468,7 +349,7 @@ class RepositoryConnector:
 
     def _delta_view(
         self, repo: Any, head: Any, cursor: dict[str, Any], deletions: set[str]
-    ) -> _View | None:
+    ) -> ListingView | None:
         """The listing of only the files that can differ from what the last read listed: those
         HEAD's tree changed since the cursor's head, those git status reports now or reported
         then, those judged again every pass, and those history deleted. None when the cursor
@@ -499,7 +380,7 @@ class RepositoryConnector:
                 listing.add_tree_entry(path, str(entry.id))
         for path in status:
             listing.add_worktree(path)
-        return _View(listing, sorted(status), scope)
+        return ListingView(listing, sorted(status), scope)
 
     def _list_tree(self, repo: Any, tree: Any, prefix: str, out: Listing) -> None:
         import pygit2
@@ -563,7 +444,7 @@ class RepositoryConnector:
         return deletions
 
     def _deleted_records(
-        self, repo: Any, deletions: dict[str, _Deletion], held: _Held, batch: SourceBatch
+        self, repo: Any, deletions: dict[str, _Deletion], held: HeldView, batch: SourceBatch
     ) -> None:
         """A file a commit removed becomes a deleted artifact dated by that commit.
 
