@@ -429,6 +429,8 @@ def _state_links_and_statements(store: Store, config: Config, changes: PassChang
     """Re-link what the pass touched and re-state the statements of what changed, from one
     read of the artifacts."""
     changed = changes.changed
+    if not changed and not full:  # nothing re-read or removed: no link or statement can move
+        return
     stmt_rows: list[tuple[str, str, str, str | None]] = []
 
     def state_statements(a: Artifact) -> None:
