@@ -123,8 +123,7 @@ class HeldView:
         """The live artifact the store held at this path."""
         if self._whole is not None:
             return self._whole.get(path)
-        held = self._paths[path] if path in self._paths else self.lookup.at_path(path)
-        return last_live(held)
+        return last_live(self._rows_at(path))
 
     def any_at(self, path: str) -> KnownArtifact | None:
         """The artifact the store held at this path, deleted ones included."""
@@ -132,8 +131,15 @@ class HeldView:
             if self._whole_any is None:
                 self._whole_any = {k.path: k for k in self.known.values() if k.path}
             return self._whole_any.get(path)
-        held = self._paths[path] if path in self._paths else self.lookup.at_path(path)
+        held = self._rows_at(path)
         return held[-1] if held else None
+
+    def _rows_at(self, path: str) -> list[KnownArtifact]:
+        """The rows read from a path, as they were when first looked up: a file in scope is
+        looked up before anything is written, one outside it before a file takes its id."""
+        if path not in self._paths:
+            self._paths[path] = self.lookup.at_path(path)
+        return self._paths[path]
 
     def listed(self, path: str) -> bool:
         """Whether the read lists a file at this path."""
@@ -196,7 +202,7 @@ class HeldView:
         if self._whole is not None:
             return sorted(self.known.values(), key=lambda k: k.id)
         seen: dict[str, KnownArtifact] = {}
-        for p in sorted(set(self._paths) | self.demoted):
-            for k in self._paths[p] if p in self._paths else self.lookup.at_path(p):
+        for p in sorted((self.view.scope or set()) | self.demoted):
+            for k in self._rows_at(p):
                 seen.setdefault(k.id, k)
         return [seen[i] for i in sorted(seen)]
