@@ -104,8 +104,9 @@ class Connector(Protocol):
         ...
 
 
-Sink = Callable[[Artifact], None]
-"""Where a streaming read hands each artifact over as soon as it is parsed."""
+Sink = Callable[[Artifact], bool]
+"""Where a streaming read hands each artifact over as soon as it is parsed; False when the
+store cannot hold it (the sink names its file as a problem)."""
 
 
 class StreamingConnector(Connector, Protocol):

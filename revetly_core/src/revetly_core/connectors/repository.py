@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from revetly_core.config import Config
 from revetly_core.connectors.base import (
     FileProblem,
@@ -24,12 +22,10 @@ from revetly_core.connectors.base import (
 )
 from revetly_core.connectors.gitfolder import guarded
 from revetly_core.connectors.gittime import commit_subject_body, commit_time
+from revetly_core.connectors.held import HeldView, ListingView, held_lookup, key_of
 from revetly_core.fsread import Listing, ReadRefused, display_path, name_problem
 from revetly_core.ids import id_key, is_ascii_id
-from revetly_core.markdown.criteria import parse_criteria
-from revetly_core.markdown.frontmatter import FrontmatterError, split_frontmatter
 from revetly_core.model import Artifact, HistoryEntry
-from revetly_core.schema import Frontmatter, describe_error
 
 log = logging.getLogger("revetly.connectors.repository")
 
@@ -65,6 +61,12 @@ def parse_artifact_file(
     rel_path: str, data: bytes, *, config: Config, project: str, blob: str | None = None
 ) -> Artifact | FileProblem:
     """Parse one instance file into an Artifact, or the problem that keeps it out."""
+    # imported here: a pass that re-reads no file never loads the schema's models
+    from pydantic import ValidationError
+
+    from revetly_core.markdown.criteria import parse_criteria
+    from revetly_core.markdown.frontmatter import FrontmatterError, split_frontmatter
+    from revetly_core.schema import Frontmatter, describe_error
 
     def problem(code: str, detail: str) -> FileProblem:
         return FileProblem(SOURCE_ID, rel_path, code, detail, blob)
@@ -165,17 +167,12 @@ def tree_cache(repo: Any, size: int = HISTORY_TREE_CACHE) -> Iterator[None]:
         repo.free()
 
 
-def _key_of(artifact_id: str) -> str:
-    """Two ids are one id when family and number agree, whatever the padding or case."""
-    key = id_key(artifact_id)
-    return artifact_id if key is None else key.text()
-
-
 class RepositoryConnector:
     """Reads backlog/, notes/ and records/ (or the declared folders) of the instance repo."""
 
     source_id = SOURCE_ID
     streams_upserts = True
+    looks_up_known = True
 
     def __init__(self, root: Path, config: Config) -> None:
         self.root = root
@@ -199,12 +196,13 @@ class RepositoryConnector:
         import pygit2
 
         batch = SourceBatch(source=SOURCE_ID)
+        rejudge: set[str] = set()  # listed files judged again next pass (duplicates, unstorable)
 
         def hand_over(parsed: Artifact) -> None:
             if sink is None:
                 batch.upserts.append(parsed)  # batch.upserts may be rebound below: look it up
-            else:
-                sink(parsed)
+            elif sink(parsed) is False:  # the store cannot hold it: named, and read again
+                rejudge.add(parsed.source_path or parsed.id)
 
         try:
             repo = pygit2.Repository(str(self.root))
@@ -212,45 +210,45 @@ class RepositoryConnector:
             raise RuntimeError(f"the instance at {self.root} is not a git repository: {exc}") from exc
         head = None if repo.head_is_unborn else repo.head.target
         prior_head = None if full else cursor.get("head")
-        with tree_cache(repo):
+        with tree_cache(repo):  # the delta's tree diff finds the walk's last trees cached
             deletions = self._walk_history(repo, head, prior_head, batch, progress)
-
-        listing = self._listing(repo, head)
-        current = listing.blobs
-        known_by_path = {k.path: k for k in known.values() if k.path and not k.deleted}
+            view = None if full or batch.history_complete else self._delta_view(
+                repo, head, cursor, set(deletions))
+        if view is None:
+            view = self._whole_view(repo, head)
+        current = view.listing.blobs
         prior_problems: dict[str, str | None] = {} if full else dict(cursor.get("problems", {}))
+        held = HeldView(held_lookup(known), known, view, prior_problems)
         changed = sorted(
             p for p, b in current.items()
             if full
-            or ((p not in known_by_path or known_by_path[p].blob != b)
+            or (((k := held.live_at(p)) is None or k.blob != b)
                 and prior_problems.get(p, "\0") != b)
         )
+        held.begin(changed)
         # An unchanged file that broke the schema stays named (in the store) without a re-read.
         problems: dict[str, str | None] = {
-            p: b for p, b in prior_problems.items() if p in current and current[p] == b
+            p: b for p, b in prior_problems.items()
+            if not view.covers(p) or (p in current and current[p] == b)
         }
         batch.cleared_paths = set(changed) | {
-            p for p, b in prior_problems.items() if current.get(p) != b
+            p for p, b in prior_problems.items() if view.covers(p) and current.get(p) != b
         }
-        ids_by_path: dict[str, str] = {
-            p: k.id for p, k in known_by_path.items() if p in current and p not in changed
-        }
-        owner_of: dict[str, str] = {}  # canonical id key -> the path holding it
-        for p in sorted(ids_by_path):
-            owner_of.setdefault(_key_of(ids_by_path[p]), p)
         total = len(changed)
         for i, path in enumerate(changed):
             if i % 500 == 0:
                 progress("read files", i, total)
             blob = current[path]
-            parsed = self._parse(repo, listing, path, blob)
+            parsed = self._parse(repo, view.listing, path, blob)
             if isinstance(parsed, FileProblem):
                 batch.problems.append(parsed)
                 problems[path] = blob
                 continue
-            holder = owner_of.get(_key_of(parsed.id))
+            key = key_of(parsed.id)
+            holder = held.owner(key)
             if holder is not None and holder != path:
                 first, second = sorted((holder, path))
+                rejudge.add(second)
                 if second == path:
                     batch.problems.append(FileProblem(
                         SOURCE_ID, path, "duplicate-id",
@@ -261,27 +259,27 @@ class RepositoryConnector:
                 batch.problems.append(FileProblem(
                     SOURCE_ID, holder, "duplicate-id",
                     f"id {parsed.id} is also declared by {path}; this file is skipped",
-                    current.get(holder),
+                    held.listed_blob(holder),
                 ))
+                held.demoted.add(holder)
                 batch.upserts = [a for a in batch.upserts if a.source_path != holder]
-            owner_of[_key_of(parsed.id)] = path
-            ids_by_path[path] = parsed.id
+            held.take(key, path, parsed.id)
             hand_over(parsed)
         progress("read files", total, total)
         batch.read_count = total
 
-        live_ids = {ids_by_path[p] for p in owner_of.values()}
-        self._deleted_records(repo, deletions, current, live_ids, known, batch)
+        self._deleted_records(repo, deletions, held, batch)
         removed = {r.artifact_id for r in batch.removals}
         upserted = {a.id for a in batch.upserts}
-        for k in sorted(known.values(), key=lambda k: k.id):
-            if k.deleted or k.id in live_ids or k.id in upserted or k.id in removed:
+        for k in held.removal_candidates():
+            if k.deleted or held.is_live(k.id) or k.id in upserted or k.id in removed:
                 continue
-            if k.path in current and k.path in problems:
+            if k.path is not None and held.listed(k.path) and k.path in problems:
                 continue  # a malformed file keeps its last good artifact serving
             batch.removals.append(Removal(k.id, now, "found", "missing from a complete read"))
         batch.cursor = {"head": str(head) if head else None,
-                        "problems": {p: b for p, b in sorted(problems.items())}}
+                        "problems": {p: b for p, b in sorted(problems.items())},
+                        "worktree": view.worktree, "rejudge": sorted(rejudge)}
         return batch
 
     def list_files(self) -> dict[str, str]:
@@ -319,6 +317,10 @@ class RepositoryConnector:
 
     def _listing(self, repo: Any, head: Any) -> Listing:
         """Every wanted file as the work tree has it now (path -> blob id), read bounded."""
+        return self._whole_view(repo, head).listing
+
+    def _whole_view(self, repo: Any, head: Any) -> ListingView:
+        """The whole listing: every wanted file of HEAD's tree, then what git status reports."""
         import pygit2
 
         listing = Listing(self.root, self._limit)
@@ -332,11 +334,53 @@ class RepositoryConnector:
                     continue
                 if entry.type == pygit2.enums.ObjectType.TREE:
                     self._list_tree(repo, repo[entry.id], name, listing)
-        for path, flags in repo.status(untracked_files="all").items():
-            if not self._wanted(path) or flags & pygit2.enums.FileStatus.IGNORED:
-                continue
+        status = self._status_paths(repo)
+        for path in status:
             listing.add_worktree(path)
-        return listing
+        return ListingView(listing, sorted(status))
+
+    def _status_paths(self, repo: Any) -> list[str]:
+        """The wanted files git status reports changed, staged or untracked (not ignored)."""
+        import pygit2
+
+        ignored = pygit2.enums.FileStatus.IGNORED
+        return [path for path, flags in repo.status(untracked_files="all").items()
+                if self._wanted(path) and not flags & ignored]
+
+    def _delta_view(
+        self, repo: Any, head: Any, cursor: dict[str, Any], deletions: set[str]
+    ) -> ListingView | None:
+        """The listing of only the files that can differ from what the last read listed: those
+        HEAD's tree changed since the cursor's head, those git status reports now or reported
+        then, those judged again every pass, and those history deleted. None when the cursor
+        cannot say (an older cursor, no head) or a name is not UTF-8: then the whole listing."""
+        import pygit2
+
+        prior, worktree, rejudge = (cursor.get(k) for k in ("head", "worktree", "rejudge"))
+        if head is None or not isinstance(prior, str) or not isinstance(worktree, list) \
+                or not isinstance(rejudge, list):
+            return None
+        scope = {p for p in (*worktree, *rejudge) if isinstance(p, str)} | deletions
+        tree = repo[head].tree
+        if prior != str(head):
+            for delta in repo.diff(repo[prior].tree, tree).deltas:
+                scope.update((delta.old_file.path, delta.new_file.path))
+        status = self._status_paths(repo)
+        scope.update(status)
+        scope = {p for p in scope if self._wanted(p)}
+        if any(name_problem(p) is not None for p in scope):
+            return None
+        listing = Listing(self.root, self._limit)
+        for path in sorted(scope):
+            try:
+                entry = tree[path]
+            except KeyError:
+                continue
+            if entry.type != pygit2.enums.ObjectType.TREE:
+                listing.add_tree_entry(path, str(entry.id))
+        for path in status:
+            listing.add_worktree(path)
+        return ListingView(listing, sorted(status), scope)
 
     def _list_tree(self, repo: Any, tree: Any, prefix: str, out: Listing) -> None:
         import pygit2
@@ -400,13 +444,7 @@ class RepositoryConnector:
         return deletions
 
     def _deleted_records(
-        self,
-        repo: Any,
-        deletions: dict[str, _Deletion],
-        current: dict[str, str],
-        live_ids: set[str],
-        known: dict[str, KnownArtifact],
-        batch: SourceBatch,
+        self, repo: Any, deletions: dict[str, _Deletion], held: HeldView, batch: SourceBatch
     ) -> None:
         """A file a commit removed becomes a deleted artifact dated by that commit.
 
@@ -414,19 +452,18 @@ class RepositoryConnector:
         again. Only a file this store never held (a full read of old history) is read, once,
         bounded and guarded, to record what it was; if it cannot be read it leaves nothing.
         """
-        by_path = {k.path: k for k in known.values() if k.path}
         for path in sorted(deletions):
-            if path in current:
+            if held.listed(path):
                 continue
             d = deletions[path]
             note = f"removed by commit {d.revision[:12]}"
-            prior = by_path.get(path)
+            prior = held.any_at(path)
             if prior is not None:
-                if prior.id not in live_ids and prior.deleted_clock != "source-declared":
+                if not held.is_live(prior.id) and prior.deleted_clock != "source-declared":
                     batch.removals.append(Removal(prior.id, d.at, "source-declared", note))
                 continue
             parsed = self._parse_deleted(repo, path, d.blob)
-            if parsed is None or parsed.id in live_ids or parsed.id in known:
+            if parsed is None or held.is_live(parsed.id) or parsed.id in held.known:
                 continue
             parsed.deleted = True
             parsed.deleted_at = d.at

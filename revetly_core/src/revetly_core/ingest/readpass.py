@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import logging
@@ -27,7 +28,6 @@ from revetly_core.connectors.base import (
 )
 from revetly_core.connectors.commits import CommitsConnector
 from revetly_core.connectors.repository import RepositoryConnector
-from revetly_core.connectors.sources import declared_sources
 from revetly_core.embedding.sync import pass_vectors
 from revetly_core.fsread import display_path
 from revetly_core.ids import IdResolver, id_key
@@ -50,6 +50,7 @@ from revetly_core.model import Artifact, Link
 from revetly_core.refusal import Refusal
 from revetly_core.store.db import Store
 from revetly_core.store.keyword import KeywordIndex
+from revetly_core.store.known import StoredKnown
 from revetly_core.store.queries_pass import COMPARED_COLUMNS
 from revetly_core.store.rows import ARTIFACT_COLUMNS, artifact_row
 
@@ -88,8 +89,18 @@ def connectors_for(root: Path, config: Config) -> list[Connector]:
     """The instance's declared sources, repository first, then each commits repository."""
     out: list[Connector] = [RepositoryConnector(root, config)]
     out.extend(CommitsConnector(root, c, config.default_project) for c in config.connectors.commits)
-    out.extend(declared_sources(root, config))
+    if declares_sources(config):  # their readers (YAML, the schema's models) load only then
+        from revetly_core.connectors.sources import declared_sources
+
+        out.extend(declared_sources(root, config))
     return out
+
+
+def declares_sources(config: Config) -> bool:
+    """Whether revetly.toml declares a source beyond the instance and its commits repositories."""
+    section = config.connectors
+    return any(getattr(section, f.name) for f in dataclasses.fields(section)
+               if f.name not in ("repository", "commits"))
 
 
 def run_pass(
@@ -144,7 +155,7 @@ def _run_locked(
                 reading = (connector, src_started)
                 try:
                     with store.savepoint():  # a source that fails leaves none of its writes
-                        known = store.known(connector.source_id)
+                        known = known_for(store, connector)
                         writer = SourceWriter(store, connector.source_id, known, full=full,
                                               now=started)
                         batch = read_source(connector, known,
@@ -194,16 +205,32 @@ def _run_locked(
             f"{store.revision}: {detail}", "fix the cause, then run `revetly sync` again",
         ) from exc
     batches.clear()  # the pass's artifacts are in the store now: free them before indexing
-    gc.collect()
-    try:
-        _update_index(store, index, changed, prior_ids, full=full or index_torn,
-                      revision=revision, progress=progress)
-    except Exception as exc:  # the index is a cache: the next pass sees it torn and rebuilds it
-        log.warning("keyword index update failed (rebuilt on the next pass): %s", exc)
+    if index_needs_writing(changed, prior_ids, full=full or index_torn):
+        if full or len(changed) > WRITE_CHUNK:  # a big pass's parsed artifacts go first
+            gc.collect()
+        try:
+            _update_index(store, index, changed, prior_ids, full=full or index_torn,
+                          revision=revision, progress=progress)
+        except Exception as exc:  # the index is a cache: the next pass sees it torn, rebuilds it
+            log.warning("keyword index update failed (rebuilt on the next pass): %s", exc)
     pass_vectors(store, index.directory, config, changed | prior_ids, revision,
                  full=full or index_torn)
     return PassResult(pass_id, outcome, full, revision, started, ended, source_rows, totals,
                       len(store.problems()))
+
+
+def known_for(store: Store, connector: Connector) -> dict[str, KnownArtifact]:
+    """What the store holds of a connector's source: read whole, or row by row as looked up
+    for a connector that asks (``looks_up_known``), so a pass that changed little reads little."""
+    if getattr(connector, "looks_up_known", False):
+        return StoredKnown(store, connector.source_id)
+    return store.known(connector.source_id)
+
+
+def index_needs_writing(changed: set[str], prior_ids: set[str], *, full: bool) -> bool:
+    """Whether the keyword index has anything to take: a rebuild, or a document to change.
+    A pass that changed nothing keeps the revision, so the index's stamp already agrees."""
+    return full or bool(changed) or bool(prior_ids)
 
 
 def unstorable(a: Artifact) -> str | None:
@@ -310,26 +337,29 @@ class SourceWriter:
         self.cleared: set[str] = set()
         self._pending: list[Artifact] = []
 
-    def add(self, a: Artifact) -> None:
-        """The sink of a streaming read: hold the artifact, write when a chunk is full."""
+    def add(self, a: Artifact) -> bool:
+        """The sink of a streaming read: hold the artifact, write when a chunk is full. False
+        when the store cannot hold it (its file is named as a problem instead)."""
+        if not storable(self.source, [a], self.problems, self.cleared):
+            return False
         self._pending.append(a)
         if len(self._pending) >= WRITE_CHUNK:
             try:
                 self._flush()
             except Exception as exc:
                 raise StoreWriteFailed(exc) from exc
+        return True
 
     def finish(self, batch: SourceBatch) -> None:
         """Write what is left (and the batch's own upserts), name the unstorable files in the
         batch, and add what this source changed to the pass's changes."""
-        self._pending.extend(batch.upserts)
+        self._pending.extend(storable(self.source, batch.upserts, self.problems, self.cleared))
         self._flush()
         batch.problems.extend(self.problems)
         batch.cleared_paths |= self.cleared
 
     def _flush(self) -> None:
-        chunk, self._pending = self._pending, []
-        kept = storable(self.source, chunk, self.problems, self.cleared)
+        kept, self._pending = self._pending, []
         if not kept:
             return
         for a in kept:
@@ -399,6 +429,8 @@ def _state_links_and_statements(store: Store, config: Config, changes: PassChang
     """Re-link what the pass touched and re-state the statements of what changed, from one
     read of the artifacts."""
     changed = changes.changed
+    if not changed and not full:  # nothing re-read or removed: no link or statement can move
+        return
     stmt_rows: list[tuple[str, str, str, str | None]] = []
 
     def state_statements(a: Artifact) -> None:

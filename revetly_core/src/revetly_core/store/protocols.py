@@ -199,6 +199,18 @@ class PassReads(Protocol):
         """id -> the stored record (COMPARED_COLUMNS) of each artifact of one source, one scan."""
         ...
 
+    def known_of_id(self, source: str, artifact_id: str) -> KnownArtifact | None:
+        """What the store holds of one artifact of a source (by its id), or None."""
+        ...
+
+    def known_at_path(self, source: str, path: str) -> list[KnownArtifact]:
+        """Every artifact of a source read from one path (deleted ones too), in id order."""
+        ...
+
+    def known_with_key(self, source: str, key_text: str) -> list[KnownArtifact]:
+        """Every artifact of a source whose id has this key (any spelling), in id order."""
+        ...
+
     def all_phrases(self) -> list[tuple[str, str]]:
         """(artifact id, phrase) of every mention phrase held."""
         ...

@@ -6,6 +6,7 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
+from revetly_core.connectors.base import KnownArtifact
 from revetly_core.model import COMMIT_TYPE, Artifact
 from revetly_core.store.batches import batches, marks
 from revetly_core.store.rows import ARTIFACT_COLUMNS, row_to_artifact
@@ -15,6 +16,12 @@ COMPARED_COLUMNS = tuple(c for c in ARTIFACT_COLUMNS if c != "ingested_at")
 
 LinkKey = tuple[str, str, str, str]
 """(src, dst, relation, method): a link's primary key."""
+
+_KNOWN = "id, source_path, blob, deleted, deleted_at, deleted_clock"
+
+
+def _known(row: tuple[Any, ...]) -> KnownArtifact:
+    return KnownArtifact(row[0], row[1], row[2], bool(row[3]), row[4], row[5])
 
 
 class PassQueries:
@@ -27,6 +34,25 @@ class PassQueries:
         cols = ", ".join(COMPARED_COLUMNS)
         return {row[0]: tuple(row) for row in self.conn.execute(
             f"SELECT {cols} FROM artifacts WHERE source=?", (source,))}
+
+    def known_of_id(self, source: str, artifact_id: str) -> KnownArtifact | None:
+        """What the store holds of one artifact of a source (by its id), or None."""
+        row = self.conn.execute(
+            f"SELECT {_KNOWN} FROM artifacts WHERE id=? AND source=?", (artifact_id, source)
+        ).fetchone()
+        return None if row is None else _known(tuple(row))
+
+    def known_at_path(self, source: str, path: str) -> list[KnownArtifact]:
+        """Every artifact of a source read from one path (deleted ones too), in id order."""
+        return [_known(tuple(r)) for r in self.conn.execute(
+            f"SELECT {_KNOWN} FROM artifacts WHERE source=? AND source_path=? ORDER BY id",
+            (source, path))]
+
+    def known_with_key(self, source: str, key_text: str) -> list[KnownArtifact]:
+        """Every artifact of a source whose id has this key (any spelling), in id order."""
+        return [_known(tuple(r)) for r in self.conn.execute(
+            f"SELECT {_KNOWN} FROM artifacts WHERE id_key=? AND source=? ORDER BY id",
+            (key_text, source))]
 
     def all_phrases(self) -> list[tuple[str, str]]:
         """(artifact id, phrase) of every mention phrase held."""
