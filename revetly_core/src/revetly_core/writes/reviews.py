@@ -8,16 +8,19 @@ import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from filelock import FileLock, Timeout
-from pydantic import TypeAdapter
 
 from revetly_core.answers.writes import ReviewRow
 from revetly_core.isotime import iso_utc
 from revetly_core.refusal import Refusal
 from revetly_core.writes.files import atomic_write
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 REVIEW_STATUSES = ("pending", "applied", "refused", "resolved", "withdrawn")
 """pending: waiting on a human; applied: approved and written; refused: approved but the write
@@ -77,13 +80,13 @@ class ReviewRecord:
 
     def to_json(self) -> dict[str, Any]:
         """The record as its file holds it (every field, JSON types only)."""
-        out: dict[str, Any] = _RECORD.dump_python(self, mode="json")
+        out: dict[str, Any] = record_schema().dump_python(self, mode="json")
         return out
 
     @classmethod
     def from_json(cls, data: object) -> ReviewRecord:
         """A record read back from its file; a missing or mistyped field raises ValueError."""
-        return _RECORD.validate_python(data)
+        return record_schema().validate_python(data)
 
     def row(self) -> ReviewRow:
         """The compact row list_reviews serves."""
@@ -100,8 +103,13 @@ class ReviewRecord:
         return out
 
 
-_RECORD: TypeAdapter[ReviewRecord] = TypeAdapter(ReviewRecord)
-"""The one schema a review file is written and read through."""
+@cache
+def record_schema() -> TypeAdapter[ReviewRecord]:
+    """The one schema a review file is written and read through (built on first use, so a
+    pass that only recovers writes does not load pydantic)."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(ReviewRecord)
 
 
 GOVERNED_KINDS = ("governed-rule", "governed-profile")
