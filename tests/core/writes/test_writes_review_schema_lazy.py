@@ -14,7 +14,7 @@ def test_the_write_journal_imports_without_pydantic() -> None:
     assert done.stdout.strip() == "False"
 
 
-def test_the_schema_is_built_once_and_reads_back_what_it_wrote() -> None:
+def test_the_schema_is_built_once_and_kept() -> None:
     from revetly_core.writes.reviews import record_schema
 
     assert record_schema() is record_schema()
