@@ -53,4 +53,5 @@ class HealthAnswer(Envelope):
     problems: int
     index: IndexHealth
     criteria_unparsed: NotRequired[dict[str, int]]
+    inferred: NotRequired[JSONObject]
     capture: NotRequired[JSONObject]

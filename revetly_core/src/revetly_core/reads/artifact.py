@@ -77,8 +77,10 @@ from revetly_core.reads.budget import (
     read_budget,
 )
 from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
+from revetly_core.reads.inferred import add_brief_keys, cut_inferred_before_stated, link_rows
 from revetly_core.reads.marks import revised_by, row_marks
 from revetly_core.refusal import Refusal
+from revetly_core.store.inferred import InferredStore
 from revetly_core.store.protocols import Store
 from revetly_core.store.queries_artifact import LinkState
 
@@ -805,8 +807,10 @@ def get_artifact(
     history_after: str | None = None,
     depth: int | str | None = None,
     deleted: str | None = None,
+    inferred: InferredStore | None = None,
 ) -> ArtifactAnswer:
-    """One artifact by id: its brief, its full record, or the branch beneath it."""
+    """One artifact by id: its brief, its full record, or the branch beneath it. `inferred` is
+    the full instance's inferred projection (None on a lite instance: its keys read absent)."""
     wanted = check_artifact_id(artifact_id)
     deleted = check_deleted(deleted)
     walk_depth = _check_depth(depth)
@@ -836,8 +840,12 @@ def get_artifact(
         return {**_withheld(store, a), **envelope(config, store, scope)}
 
     brief = _brief(store, a, scope)
+    half = None if inferred is None else inferred.of_artifact(a.id)
+    if inferred is not None:
+        add_brief_keys(brief, half)
     if history_after is None and deleted is None:
         answer: ArtifactBrief = {**brief, **envelope(config, store, scope)}
+        cut_inferred_before_stated(answer, budget)
         _fit_record(answer, None, budget)
         return answer
     # The full record adds its keys to the brief, in the served order, then the envelope.
@@ -847,12 +855,13 @@ def get_artifact(
         "metadata": {k: v for k, v in sorted(a.metadata.items()) if k != "declared"},
         "links": links,
         "deterministic_links": len(links),
-        "inferred_links": LITE_ABSENT.copy(),
+        "inferred_links": LITE_ABSENT.copy() if inferred is None else link_rows(half, a.id),
         "history_entries": page.entries,
         "history_total": page.total,
     }
     if page.more:
         added["history_next"] = page.keys[-1]
     record: ArtifactRecord = {**brief, **added, **envelope(config, store, scope)}
+    cut_inferred_before_stated(record, budget)
     _fit_record(record, page, budget)
     return record
