@@ -68,17 +68,19 @@ def entities(text: str) -> list[str]:
 
 
 def declared_types(prompt: str) -> dict[str, int]:
-    """The entity types graphiti offered (ENTITY TYPES block): lowercased name -> id."""
-    names = re.findall(r'"entity_type_id":\s*(\d+),\s*"entity_type_name":\s*"([^"]+)"', prompt)
+    """The entity types graphiti offered (its ENTITY TYPES block, JSON or a Python repr):
+    lowercased name -> id."""
+    names = re.findall(r"""['"]entity_type_id['"]:\s*(\d+),\s*['"]entity_type_name['"]:"""
+                       r"""\s*['"]([^'"]+)['"]""", prompt)
     return {n.lower(): int(i) for i, n in names}
 
 
 def type_of(entity: str, text: str, kinds: dict[str, int]) -> int:
-    """A declared type whose name's stem (its first five letters) is in the sentence naming the
-    entity (``decid`` for Decision); else 0, the plain Entity."""
+    """A declared type whose name's stem (its first four letters) is in the sentence naming the
+    entity (``deci`` for Decision); else 0, the plain Entity."""
     sentence = first_sentence_naming(entity, text).lower()
     for kind, number in kinds.items():
-        if kind != "entity" and kind[:5] in sentence:
+        if kind != "entity" and kind[:4] in sentence:
             return number
     return 0
 
