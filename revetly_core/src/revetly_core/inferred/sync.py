@@ -165,5 +165,17 @@ def pass_inferred(store: Store, index_folder: Path, config: Config, changed: set
         counts.error = f"{type(exc).__name__}: {exc}"[:500]
         log.warning("inferred half not updated (the next pass retries): %s", counts.error)
     target.set_meta({"revision": str(revision), "error": counts.error,
-                     "pending": str(counts.pending)})
+                     "pending": str(counts.pending), **spent_totals(target.meta(), counts)})
     return counts
+
+
+SPENT_KEYS = ("spent_episodes", "spent_model_calls", "spent_prompt_tokens",
+              "spent_completion_tokens")
+"""The running totals an inferred backfill is priced from (`inferred.price`)."""
+
+
+def spent_totals(meta: dict[str, str], counts: InferredCounts) -> dict[str, str | None]:
+    """The running totals with this pass's episodes, calls and tokens added."""
+    added = (counts.episodes, counts.usage.calls, counts.usage.prompt_tokens,
+             counts.usage.completion_tokens)
+    return {key: str(int(meta.get(key, "0")) + n) for key, n in zip(SPENT_KEYS, added, strict=True)}
