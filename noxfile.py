@@ -94,6 +94,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "bench/bench_governed.py")
     session.run("python", "bench/bench_sources.py")
     session.run("python", "bench/bench_github.py")
+    session.run("python", "bench/bench_full.py")
     session.run("python", "bench/bench_hostile.py")
     session.run("python", "bench/bench_semantic.py", *session.posargs)
     session.run("python", "bench/bench_cli.py", *session.posargs)

@@ -4,6 +4,7 @@ extracted, the inferred links of the full record, and the inferred rows cut firs
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -65,3 +66,19 @@ def test_under_a_tiny_budget_the_inferred_rows_go_before_any_stated_word(
     assert cut["inferred_links_truncated"]["reason"] == "read-budget" or \
         "inferred_summary" not in cut
     assert len(json.dumps({k: cut[k] for k in ("body", "title", "acceptance_criteria")})) == stated
+
+
+NO_SEMANTIC = "\n[ranking]\nsemantic = 0.0\n"
+
+
+def test_an_inferred_edge_never_lifts_a_rank(tmp_path: Path, fake_llm: FakeLlm) -> None:
+    lite = write_stories(Instance(tmp_path / "lite"), NO_SEMANTIC)
+    full = write_stories(Instance(tmp_path / "full"), NO_SEMANTIC + fake_llm.config())
+    lite.sync()
+    full.sync()
+    assert full.engine().get_artifact("STORY-0001", history_after="")["inferred_links"]
+    for query in ("webhook", "stripe webhook event queue", "payment retries"):
+        ranked = [(r["artifact_id"], r["method"])
+                  for r in full.engine().search_context(query)["artifacts"]]
+        assert ranked == [(r["artifact_id"], r["method"])
+                          for r in lite.engine().search_context(query)["artifacts"]]

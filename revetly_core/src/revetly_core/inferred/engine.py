@@ -97,7 +97,8 @@ class InferredGraph:
 
 def project(episode: Episode, result: Any, held: Callable[[str], str | None]) -> Extracted:
     """What a read keeps of one episode: the artifact's node summary, the declared entity types
-    its extraction carried, and each fact touching the artifact's node."""
+    its extraction carried, each fact touching the artifact's node, and the concepts (nodes
+    naming no held artifact) with their summaries."""
     own = next((n for n in result.nodes if n.name == episode.artifact_id), None)
     names = {n.uuid: n.name for n in result.nodes}
     types = sorted({label for n in result.nodes for label in n.labels
@@ -111,8 +112,10 @@ def project(episode: Episode, result: Any, held: Callable[[str], str | None]) ->
         if not name or name == episode.artifact_id:
             continue
         links.append(InferredLink(name, held(name), str(edge.name), str(edge.fact)))
+    concepts = [(str(n.name), str(n.summary or "")) for n in result.nodes
+                if n.name != episode.artifact_id and held(str(n.name)) is None]
     return Extracted(episode.artifact_id, str(result.episode.uuid), episode.digest,
-                     "" if own is None else str(own.summary or ""), types, links)
+                     "" if own is None else str(own.summary or ""), types, links, concepts)
 
 
 def held_resolver(known: set[str]) -> Callable[[str], str | None]:

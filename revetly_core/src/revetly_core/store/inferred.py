@@ -23,7 +23,15 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS links (artifact_id TEXT NOT NULL, position INTEGER NOT NULL, "
     "name TEXT NOT NULL, target_id TEXT, relation TEXT NOT NULL, fact TEXT NOT NULL, "
     "PRIMARY KEY (artifact_id, position))",
+    "CREATE TABLE IF NOT EXISTS concepts (artifact_id TEXT NOT NULL, name TEXT NOT NULL, "
+    "summary TEXT NOT NULL, PRIMARY KEY (artifact_id, name))",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS concepts_fts USING fts5(name, summary, "
+    "artifact_id UNINDEXED, tokenize = 'porter')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS facts_fts USING fts5(fact, artifact_id UNINDEXED, "
+    "name UNINDEXED, target_id UNINDEXED, relation UNINDEXED, tokenize = 'porter')",
 )
+MATCH_POOL = 200
+"""Rows a fulltext match reads before the per-name fold (bounds one read's work)."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,29 @@ class Extracted:
     summary: str
     entity_types: list[str] = field(default_factory=list)
     links: list[InferredLink] = field(default_factory=list)
+    concepts: list[tuple[str, str]] = field(default_factory=list)
+    """(name, summary) of each extracted node that names no held artifact."""
+
+
+@dataclass(frozen=True)
+class Concept:
+    """An extracted entity standing for no artifact, as search serves it."""
+
+    name: str
+    summary: str
+    artifact_ids: list[str]
+    """The artifacts whose episodes mentioned it."""
+
+
+@dataclass(frozen=True)
+class InferredFact:
+    """A fact extraction inferred, matched by a query."""
+
+    artifact_id: str
+    name: str
+    target_id: str | None
+    relation: str
+    fact: str
 
 
 @dataclass(frozen=True)
@@ -110,11 +141,10 @@ class InferredStore:
     def write(self, extracted: Iterable[Extracted], removed: Iterable[str]) -> None:
         """One transaction: replace the extracted artifacts' rows and drop the removed ones."""
         with closing(self._connect()) as conn, conn:
-            for artifact_id in removed:
-                conn.execute("DELETE FROM episodes WHERE artifact_id=?", (artifact_id,))
-                conn.execute("DELETE FROM links WHERE artifact_id=?", (artifact_id,))
+            for artifact_id in [*removed, *(item.artifact_id for item in extracted)]:
+                for table in ("episodes", "links", "concepts", "concepts_fts", "facts_fts"):
+                    conn.execute(f"DELETE FROM {table} WHERE artifact_id=?", (artifact_id,))
             for item in extracted:
-                conn.execute("DELETE FROM links WHERE artifact_id=?", (item.artifact_id,))
                 conn.execute(
                     "INSERT OR REPLACE INTO episodes (artifact_id, episode_uuid, digest, summary, "
                     "entity_types) VALUES (?, ?, ?, ?, ?)",
@@ -125,12 +155,23 @@ class InferredStore:
                     "VALUES (?, ?, ?, ?, ?, ?)",
                     [(item.artifact_id, n, link.name, link.target_id, link.relation, link.fact)
                      for n, link in enumerate(item.links)])
+                conn.executemany(
+                    "INSERT INTO facts_fts (fact, artifact_id, name, target_id, relation) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    [(link.fact, item.artifact_id, link.name, link.target_id, link.relation)
+                     for link in item.links])
+                conn.executemany(
+                    "INSERT OR REPLACE INTO concepts (artifact_id, name, summary) VALUES (?, ?, ?)",
+                    [(item.artifact_id, name, summary) for name, summary in item.concepts])
+                conn.executemany(
+                    "INSERT INTO concepts_fts (name, summary, artifact_id) VALUES (?, ?, ?)",
+                    [(name, summary, item.artifact_id) for name, summary in item.concepts])
 
     def clear(self) -> None:
         """Every row gone (a rebuild starts here)."""
         with closing(self._connect()) as conn, conn:
-            conn.execute("DELETE FROM episodes")
-            conn.execute("DELETE FROM links")
+            for table in ("episodes", "links", "concepts", "concepts_fts", "facts_fts"):
+                conn.execute(f"DELETE FROM {table}")
 
     def of_artifact(self, artifact_id: str) -> ArtifactInferred | None:
         """The artifact's inferred half, or None where no episode of it was extracted."""
@@ -147,3 +188,42 @@ class InferredStore:
                          "ORDER BY position", (artifact_id,))]
         types = json.loads(row[1])
         return ArtifactInferred(str(row[0]), [str(t) for t in types], links)
+
+    def concepts_matching(self, words: list[str]) -> list[Concept]:
+        """The concepts whose name or summary carry any of the words, best BM25 first, one row
+        per name (its newest summary, every artifact that mentioned it)."""
+        query = fts_query(words)
+        if not self.present() or not query:
+            return []
+        with closing(self._connect()) as conn:
+            rows = conn.execute(
+                "SELECT name, summary, artifact_id FROM concepts_fts WHERE concepts_fts MATCH ? "
+                "ORDER BY bm25(concepts_fts, 3.0, 1.0), name LIMIT ?",
+                (query, MATCH_POOL)).fetchall()
+        folded: dict[str, Concept] = {}
+        for name, summary, artifact_id in rows:
+            held = folded.get(str(name))
+            if held is None:
+                folded[str(name)] = Concept(str(name), str(summary), [str(artifact_id)])
+            elif str(artifact_id) not in held.artifact_ids:
+                held.artifact_ids.append(str(artifact_id))
+        return list(folded.values())
+
+    def facts_matching(self, words: list[str]) -> list[InferredFact]:
+        """The inferred facts whose sentence carries any of the words, best BM25 first."""
+        query = fts_query(words)
+        if not self.present() or not query:
+            return []
+        with closing(self._connect()) as conn:
+            rows = conn.execute(
+                "SELECT artifact_id, name, target_id, relation, fact FROM facts_fts "
+                "WHERE facts_fts MATCH ? ORDER BY bm25(facts_fts), artifact_id LIMIT ?",
+                (query, MATCH_POOL)).fetchall()
+        return [InferredFact(str(a), str(n), None if t is None else str(t), str(r), str(f))
+                for a, n, t, r, f in rows]
+
+
+def fts_query(words: list[str]) -> str:
+    """An FTS5 query asking for any of the words, each quoted (no operator can be injected)."""
+    quoted = ['"' + w.replace('"', '""') + '"' for w in words if w.strip()]
+    return " OR ".join(quoted)
