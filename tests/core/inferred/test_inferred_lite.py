@@ -28,6 +28,8 @@ def answers(inst: Instance) -> str:
     out = {"brief": engine.get_artifact("STORY-0001"),
            "record": engine.get_artifact("STORY-0001", history_after=""),
            "search": engine.search_context("webhook payment"),
+           "binding": engine.get_scope("binding", artifact_id="STORY-0001"),
+           "topic": engine.get_scope("binding", topic="webhook retries"),
            "health": {k: v for k, v in engine.context_health().items() if k != "counts"}}
     text = json.dumps(out, sort_keys=False).replace(str(inst.root), "<root>")
     return _SHA.sub("<sha>", _STAMP.sub("<time>", text))
