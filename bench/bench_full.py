@@ -5,11 +5,13 @@ LLM (tests/support/fake_llm.py), and read latency on a full vs a lite instance.
     python bench/bench_full.py                 # size 200
     python bench/bench_full.py --sizes 100,400
 
-Per size it takes bench_pass.py's cached synthetic instance, copies it twice (lite, and full:
-`[llm]` and `[embedding]` on the fake), times one full pass of each in a fresh process (the full
-one's report carries episodes, model calls and tokens), then asks search_context over the
-generator's queries and get_artifact over the instance's ids of both engines in one process,
-back to back, the order alternating (p50/p95 per mode, median paired difference). The fake
+Per size it takes bench_pass.py's cached synthetic instance, copies it three times (lite;
+semantic: `[embedding]` alone on the fake; full: `[llm]` and `[embedding]` on the fake), times
+one full pass of lite and full in a fresh process (the full one's report carries episodes,
+model calls and tokens), then asks search_context over the generator's queries and get_artifact
+over the instance's ids of the three engines in one process, back to back, the order
+alternating (p50/p95 per mode, median paired differences: full vs lite, and full vs semantic —
+the inferred half's own share, the query embedding set aside). The fake
 answers at once, so the pass numbers are graphiti-core's and Kuzu's own overhead per episode,
 not a model's. Results go to bench/results/full-<size>.json; see bench/README.md.
 """
@@ -49,16 +51,17 @@ print(json.dumps({"seconds": time.perf_counter() - t, "inferred": out.get("infer
 CHILD_READS = """
 import json, sys, time
 from revetly_core import Engine
-engines = {"lite": Engine.open(sys.argv[1]), "full": Engine.open(sys.argv[2])}
-queries = json.loads(open(sys.argv[3]).read())
-ids = json.loads(open(sys.argv[4]).read())
+engines = {"lite": Engine.open(sys.argv[1]), "semantic": Engine.open(sys.argv[2]),
+           "full": Engine.open(sys.argv[3])}
+queries = json.loads(open(sys.argv[4]).read())
+ids = json.loads(open(sys.argv[5]).read())
 for engine in engines.values():
     engine.search_context(queries[0])
 seconds = {f"{read}-{mode}": [] for read in ("search", "artifact") for mode in engines}
 for read, args in (("search", queries), ("artifact", ids)):
     call = "search_context" if read == "search" else "get_artifact"
     for i, arg in enumerate(args):
-        for mode in (("lite", "full") if i % 2 == 0 else ("full", "lite")):
+        for mode in (("lite", "semantic", "full") if i % 2 == 0 else ("full", "semantic", "lite")):
             t = time.perf_counter()
             try:
                 getattr(engines[mode], call)(arg)
@@ -69,11 +72,14 @@ print(json.dumps(seconds))
 """
 
 
+def embedding_config(base: str) -> str:
+    return (f'\n[embedding]\nprovider = "openai-compatible"\napi_url = "{base}/v1"\n'
+            f'model = "fake-embedder"\ntoken_env = "FAKE_LLM_TOKEN"\n')
+
+
 def full_config(base: str) -> str:
     return (f'\n[llm]\nprovider = "openai-compatible"\napi_url = "{base}/v1"\n'
-            f'model = "fake-extractor"\ntoken_env = "FAKE_LLM_TOKEN"\n'
-            f'\n[embedding]\nprovider = "openai-compatible"\napi_url = "{base}/v1"\n'
-            f'model = "fake-embedder"\ntoken_env = "FAKE_LLM_TOKEN"\n')
+            f'model = "fake-extractor"\ntoken_env = "FAKE_LLM_TOKEN"\n' + embedding_config(base))
 
 
 def start_fake() -> tuple[subprocess.Popen[bytes], str]:
@@ -103,10 +109,16 @@ def timed_pass(inst: Path) -> dict[str, Any]:
 
 
 def paired(seconds: dict[str, list[float]], read: str) -> dict[str, Any]:
-    lite, full = seconds[f"{read}-lite"], seconds[f"{read}-full"]
-    deltas = [b - a for a, b in zip(lite, full, strict=True)]
-    return {"lite": bench_semantic.latency(lite), "full": bench_semantic.latency(full),
-            "paired_delta_p50_ms": round(statistics.median(deltas) * 1000, 2)}
+    """p50/p95 per mode; the full instance's paired median difference against lite, and against
+    the semantic-only instance (the inferred half's own share, the semantic leg set aside)."""
+    lite, near, full = (seconds[f"{read}-{m}"] for m in ("lite", "semantic", "full"))
+
+    def delta(a: list[float], b: list[float]) -> float:
+        return round(statistics.median(y - x for x, y in zip(a, b, strict=True)) * 1000, 2)
+
+    return {"lite": bench_semantic.latency(lite), "semantic": bench_semantic.latency(near),
+            "full": bench_semantic.latency(full), "full_minus_lite_p50_ms": delta(lite, full),
+            "full_minus_semantic_p50_ms": delta(near, full)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,8 +137,10 @@ def main(argv: list[str] | None = None) -> int:
             report: dict[str, Any] = {"size": size, "load_before": os.getloadavg()[0]}
             with tempfile.TemporaryDirectory(prefix="revetly-full-") as tmp:
                 insts = {mode: bench_semantic.copy_instance(source, Path(tmp) / mode, extra)
-                         for mode, extra in (("lite", ""), ("full", full_config(base)))}
+                         for mode, extra in (("lite", ""), ("semantic", embedding_config(base)),
+                                             ("full", full_config(base)))}
                 lite, full = timed_pass(insts["lite"]), timed_pass(insts["full"])
+                timed_pass(insts["semantic"])
                 inferred = full["inferred"] or {}
                 episodes = max(1, int(inferred.get("episodes", 0)))
                 report["pass"] = {
@@ -147,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
                     ids.write_text(json.dumps(sorted(store.all_ids())[:QUERIES]))
                 env = {**os.environ, "FAKE_LLM_TOKEN": TOKEN}
                 out = subprocess.run([sys.executable, "-c", CHILD_READS, str(insts["lite"]),
-                                      str(insts["full"]), str(queries), str(ids)], check=True,
+                                      str(insts["semantic"]), str(insts["full"]), str(queries),
+                                      str(ids)], check=True,
                                      capture_output=True, text=True, env=env).stdout
                 seconds = json.loads(out.strip().splitlines()[-1])
                 report["search_context"] = paired(seconds, "search")
