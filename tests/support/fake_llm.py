@@ -125,8 +125,9 @@ def answer(name: str, schema: dict[str, Any], prompt: str) -> Any:
         return {"summaries": [{"name": n, "summary": first_sentence_naming(n, text)}
                               for n in dict.fromkeys(names)]}
     if name == "NodeResolutions":
-        ids = [int(i) for i in re.findall(r'"id":\s*(\d+)', text)]
-        names = re.findall(r'"name":\s*"([^"]+)"', text)
+        listed_block = block("ENTITIES", prompt)
+        ids = [int(i) for i in re.findall(r'"id":\s*(\d+)', listed_block)]
+        names = re.findall(r'"name":\s*"([^"]+)"', listed_block)
         return {"entity_resolutions": [{"id": i, "name": n, "duplicate_candidate_id": -1}
                                        for i, n in zip(ids, names, strict=False)]}
     return minimal(schema, schema.get("$defs", {}))
