@@ -82,3 +82,24 @@ def test_a_lite_instance_runs_no_inferred_step(instance: Instance) -> None:
     inst = write_stories(instance)
     assert "inferred" not in inst.sync()
     assert not inferred_of(inst).present()
+
+
+def test_a_changed_extraction_model_rebuilds_the_graph(instance: Instance,
+                                                        fake_llm: FakeLlm) -> None:
+    inst = write_stories(instance, fake_llm.config())
+    inst.sync()
+    inst.git.write("revetly.toml", inst.git.read("revetly.toml").replace(
+        'model = "fake-extractor"', 'model = "fake-extractor-2"'))
+    inst.git.commit("another model")
+    report = inst.sync()["inferred"]
+    assert report["rebuilt"] is True and report["episodes"] == len(STORIES)
+
+
+def test_a_deleted_artifact_loses_its_episode(instance: Instance, fake_llm: FakeLlm) -> None:
+    inst = write_stories(instance, fake_llm.config())
+    inst.sync()
+    inst.git.remove("backlog/STORY-0003.md")
+    inst.git.commit("remove one")
+    report = inst.sync()["inferred"]
+    assert report["removed"] == 1
+    assert "STORY-0003" not in inferred_of(inst).episodes()

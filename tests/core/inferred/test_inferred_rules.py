@@ -107,3 +107,18 @@ def test_an_episode_carries_the_source_time_and_changes_digest_with_the_text() -
     assert episode_of(changed, "m").digest != episode.digest
     assert episode_of(a, "other-model").digest != episode.digest
     assert reference_time(Artifact(id="X-1", type="story", title="t", source="s", project="p")).year == 1970
+
+
+def test_the_inferred_step_runs_from_inside_a_running_event_loop() -> None:
+    import asyncio
+
+    from revetly_core.inferred.sync import run_async
+
+    async def answer() -> int:
+        return 42
+
+    async def server() -> int:  # as the MCP server's sync calls the pass
+        return run_async(answer())
+
+    assert run_async(answer()) == 42
+    assert asyncio.run(server()) == 42

@@ -99,7 +99,9 @@ async def feed(graph: InferredGraph, episodes: list[Episode], stored: dict[str, 
     from revetly_core.inferred.engine import held_resolver
 
     held = held_resolver(known)
-    await graph.prepare()
+    if target.meta().get("indexed") != "1":  # a new graph: graphiti's fulltext indices first
+        await graph.prepare()
+        target.set_meta({"indexed": "1"})
     for n, episode in enumerate(episodes):
         try:
             prior = stored.get(episode.artifact_id)
@@ -134,15 +136,16 @@ def pass_inferred(store: Store, index_folder: Path, config: Config, changed: set
         if rebuild:
             shutil.rmtree(folder, ignore_errors=True)
             target.clear()
+            target.set_meta({"indexed": None})
             counts.rebuilt = True
         stored = target.episodes()
+        live = {a.id: a for a in (store.get(i) for i in sorted(changed))
+                if a is not None and not a.deleted}
         known = set(store.all_ids())
-        gone = sorted(set(stored) - known) if rebuild else sorted(
-            i for i in changed if i in stored and i not in known)
+        gone = sorted(i for i in changed if i in stored and i not in live)
         retrying = bool(target.meta().get("error"))
-        docs: Iterable[Artifact] = (store.artifacts() if rebuild or retrying else
-                                    [a for a in (store.get(i) for i in sorted(changed))
-                                     if a is not None])
+        docs: Iterable[Artifact] = ((a for a in store.artifacts() if not a.deleted)
+                                    if rebuild or retrying else list(live.values()))
         episodes = pending_episodes(docs, stored, config.llm.model or "")
         folder.mkdir(parents=True, exist_ok=True)
         graph = open_graph(folder / GRAPH_FILE, config, counts.usage, provider)
