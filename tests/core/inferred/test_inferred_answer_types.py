@@ -26,6 +26,7 @@ def test_full_instance_answers_conform_to_their_types(instance: Instance,
     assert "inferred_summary" in brief
     assert_conforms(ArtifactAnswer, brief)
     assert_conforms(ArtifactAnswer, engine.get_artifact("STORY-0001", history_after=""))
+    assert_conforms(ArtifactAnswer, engine.get_artifact("STORY-0001", depth=1))
     found = engine.search_context("stripe webhook payment")
     assert isinstance(found["concepts"], list)
     assert_conforms(SearchAnswer, found)

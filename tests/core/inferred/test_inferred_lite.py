@@ -27,6 +27,7 @@ def answers(inst: Instance) -> str:
     engine = inst.engine()
     out = {"brief": engine.get_artifact("STORY-0001"),
            "record": engine.get_artifact("STORY-0001", history_after=""),
+           "branch": engine.get_artifact("STORY-0001", depth=1),
            "search": engine.search_context("webhook payment"),
            "binding": engine.get_scope("binding", artifact_id="STORY-0001"),
            "topic": engine.get_scope("binding", topic="webhook retries"),

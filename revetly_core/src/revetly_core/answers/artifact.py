@@ -228,7 +228,7 @@ class ArtifactBranch(Envelope):
     truncated: NotRequired[BranchTruncated]
     cycles: NotRequired[list[Any]]
     withdrawn: NotRequired[Withdrawn]
-    inferred: NotRequired[Absent]
+    inferred: NotRequired[Absent | JSONObject]
 
 
 ArtifactAnswer = ArtifactBrief | ArtifactRecord | ArtifactBranch | WithheldArtifact

@@ -14,7 +14,7 @@ from typing import Any
 
 from revetly_core.answers.artifact import ArtifactBrief, InferredLinkRow
 from revetly_core.reads.budget import BUDGET_REASON, Cut, fit, payload_bytes
-from revetly_core.store.inferred import ArtifactInferred, InferredLink
+from revetly_core.store.inferred import ArtifactInferred, InferredLink, InferredStore
 
 SUMMARY_SENTENCES = 2
 """Sentences of an inferred summary served unless inferred='all' is asked."""
@@ -87,3 +87,46 @@ def cut_inferred_before_stated(payload: Any, budget: int) -> None:
         payload.pop("inferred_summary_truncated", None)
         payload["inferred_summary_truncated"] = {
             "reason": BUDGET_REASON, "sentences_total": total, "sentences_served": 0}
+
+
+BRANCH_SCAN = 500
+"""Branch artifacts whose inferred links one read counts (past it the total is a floor)."""
+BRANCH_SAMPLE = 10
+"""Inferred edges a branch lists, one per artifact in turn so the sample spans the branch."""
+
+
+def branch_inferred(inferred: InferredStore, ids: list[str]) -> dict[str, Any]:
+    """The inferred edges about a branch's artifacts, beside the tree: counted (total,
+    unnamed_endpoints), sampled one per artifact in turn; none is a node or moves one."""
+    per_artifact: list[list[InferredLinkRow]] = []
+    total = unnamed = 0
+    for artifact_id in ids[:BRANCH_SCAN]:
+        rows = link_rows(inferred.of_artifact(artifact_id), artifact_id)
+        total += len(rows)
+        unnamed += sum(1 for r in rows if r.get("unnamed_endpoints"))
+        if rows:
+            per_artifact.append([{**r, "artifact_id": artifact_id} for r in rows])  # type: ignore[typeddict-unknown-key]
+    listed: list[dict[str, Any]] = []
+    turn = 0
+    while len(listed) < BRANCH_SAMPLE and any(turn < len(rows) for rows in per_artifact):
+        for rows in per_artifact:
+            if turn < len(rows) and len(listed) < BRANCH_SAMPLE:
+                listed.append(dict(rows[turn]))
+        turn += 1
+    out: dict[str, Any] = {"total": total, "unnamed_endpoints": unnamed, "listed": listed,
+                           "method": INFERRED_METHOD}
+    if len(ids) > BRANCH_SCAN:
+        out["total_is_floor"] = True
+    return out
+
+
+def drop_branch_sample(block: dict[str, Any]) -> bool:
+    """Take the listed sample off a branch's inferred block (the counts stay) before any node of
+    the tree is cut; whether there was one to take."""
+    listed = block.get("listed")
+    if not listed:
+        return False
+    block["listed"] = []
+    block["listed_truncated"] = {"reason": BUDGET_REASON, "total": len(listed), "listed": 0,
+                                 "note": "the inferred sample goes before any node of the tree"}
+    return True
