@@ -88,6 +88,22 @@ def render_sync(console: Console, p: PassSummary) -> None:
     if p["problems"]:
         console.print(f"{p['problems']} file(s) named by `revetly check` (broken files, shared "
                       "ids, assumptions); run it to see them")
+    inferred = p.get("inferred")
+    if inferred is not None:
+        render_inferred_step(console, inferred)
+
+
+def render_inferred_step(console: Console, step: Mapping[str, Any]) -> None:
+    """The full instance's inferred step: episodes, and the cost the provider reported."""
+    console.print(
+        f"  inferred: {step.get('episodes', 0)} episodes extracted, {step.get('kept', 0)} kept, "
+        f"{step.get('removed', 0)} removed, {step.get('pending', 0)} pending; "
+        f"{step.get('model_calls', 0)} model calls, {step.get('prompt_tokens', 0)} prompt + "
+        f"{step.get('completion_tokens', 0)} completion tokens")
+    degraded = step.get("degraded")
+    if isinstance(degraded, dict):
+        console.print(f"  [yellow]inferred half degraded:[/yellow] "
+                      f"{untrusted(str(degraded.get('error')))}")
 
 
 def render_check(console: Console, p: CheckAnswer) -> None:

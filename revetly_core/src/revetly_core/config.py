@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Literal
 
 from revetly_core.embedding.settings import EmbeddingSection
 from revetly_core.ids import DEFAULT_FAMILIES
+from revetly_core.llm.settings import LlmSection
 from revetly_core.model import DEFAULT_PARENTS
 from revetly_core.refusal import Refusal
 
@@ -359,6 +360,8 @@ class Config:
     backend: BackendSection = field(default_factory=BackendSection)
     embedding: EmbeddingSection | None = None
     """[embedding]: the semantic leg's provider; absent (or provider = "none") is lite."""
+    llm: LlmSection | None = None
+    """[llm]: the full instance's extraction provider; absent (or provider = "none") is lite."""
 
     model_fields: ClassVar[dict[str, dataclasses.Field[Any]]]
     """The top-level setting names (pydantic's spelling, kept for callers that read it)."""
@@ -418,7 +421,8 @@ _NESTED: dict[type, dict[str, tuple[str, type]]] = {
              "backlog": ("one", BacklogSection), "extraction": ("one", ExtractionSection),
              "read": ("one", ReadSection), "index": ("one", IndexSection),
              "auth": ("one", AuthSection), "served": ("one", ServedSection),
-             "backend": ("one", BackendSection), "embedding": ("one", EmbeddingSection)},
+             "backend": ("one", BackendSection), "embedding": ("one", EmbeddingSection),
+             "llm": ("one", LlmSection)},
     ConnectorsSection: {"repository": ("one", RepositoryConnector),
                         "commits": ("list", CommitsConnector),
                         "backlog_md": ("list", BacklogMdConnector), "adr": ("list", AdrConnector),

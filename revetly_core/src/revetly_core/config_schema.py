@@ -537,6 +537,16 @@ class EmbeddingSection(_Strict):
     timeout_seconds: float = Field(default=10.0, gt=0, le=120)
 
 
+class LlmSection(_Strict):
+    """[llm]: the extraction provider (revetly_core.llm.settings holds the values)."""
+
+    provider: Literal["none", "openai-compatible"] = "none"
+    model: str | None = None
+    api_url: str | None = None
+    token_env: str | None = None
+    timeout_seconds: float = Field(default=60.0, gt=0, le=600)
+
+
 class Config(_Strict):
     """The whole of revetly.toml. Unknown keys are refused, so a typo is never ignored."""
 
@@ -553,6 +563,7 @@ class Config(_Strict):
     served: ServedSection = Field(default_factory=ServedSection)
     backend: BackendSection = Field(default_factory=BackendSection)
     embedding: EmbeddingSection | None = None
+    llm: LlmSection | None = None
 
     @field_validator("ranking")
     @classmethod

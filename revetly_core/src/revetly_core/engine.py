@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     )
     from revetly_core.scope.context import ScopeContext
     from revetly_core.scope.path_history import PathHistoryCache
+    from revetly_core.store.inferred import InferredStore
     from revetly_core.writes.capture import CaptureMode
     from revetly_core.writes.context import WriteContext
     from revetly_core.writes.gate import GateChoice
@@ -101,6 +102,16 @@ class Engine:
         from revetly_core.instance.scaffold import scaffold_instance
 
         return scaffold_instance(Path(path), commits, auth_issuer=auth_issuer)
+
+    def _inferred(self) -> InferredStore | None:
+        """The inferred projection on a full instance; None on a lite one."""
+        from revetly_core.inferred.instance import is_full
+
+        if not is_full(self.config):
+            return None
+        from revetly_core.store.inferred import InferredStore
+
+        return InferredStore(self.paths.index)
 
     def _store(self) -> Store:
         return Store(self.paths.db, readonly=True)
@@ -173,7 +184,8 @@ class Engine:
 
         with self._store() as store:
             return get_artifact(self.config, store, artifact_id, project=project,
-                                history_after=history_after, depth=depth, deleted=deleted)
+                                history_after=history_after, depth=depth, deleted=deleted,
+                                inferred=self._inferred())
 
     def list_backlog(
         self,

@@ -33,8 +33,27 @@ class FullRecordHint(TypedDict):
     history_entries: int
     change_notes: int
     metadata_keys: list[str]
-    inferred_links: Absent
+    inferred_links: Absent | int
     inferred_summary: bool
+
+
+class InferredLinkRow(TypedDict):
+    """One fact a model extracted joining the artifact to another node (never declared)."""
+
+    name: str
+    target_id: str | None
+    relation: str
+    fact: str
+    method: str
+    unnamed_endpoints: NotRequired[bool]
+
+
+class InferredSummaryCut(TypedDict):
+    """The inferred summary was fitted: how many sentences it holds and how many were served."""
+
+    reason: str
+    sentences_total: int
+    sentences_served: int
 
 
 class BodyTruncated(TypedDict):
@@ -110,6 +129,9 @@ class ArtifactBrief(Envelope, Marks):
     merge: NotRequired[bool]
     open_questions: NotRequired[list[Any]]
     named_by_commits: NotRequired[NamedByCommits]
+    inferred_summary: NotRequired[str]
+    inferred_summary_truncated: NotRequired[InferredSummaryCut]
+    entity_types_present: NotRequired[list[str]]
     full_record: NotRequired[FullRecordHint]
 
 
@@ -120,7 +142,8 @@ class RecordKeys(TypedDict):
     metadata_truncated: NotRequired[CutReport]
     links: list[RecordLink]
     deterministic_links: int
-    inferred_links: Absent
+    inferred_links: Absent | list[InferredLinkRow]
+    inferred_links_truncated: NotRequired[CutReport]
     history_entries: list[HistoryEntry]
     history_entries_truncated: NotRequired[CutReport]
     history_total: int
@@ -205,7 +228,7 @@ class ArtifactBranch(Envelope):
     truncated: NotRequired[BranchTruncated]
     cycles: NotRequired[list[Any]]
     withdrawn: NotRequired[Withdrawn]
-    inferred: NotRequired[Absent]
+    inferred: NotRequired[Absent | JSONObject]
 
 
 ArtifactAnswer = ArtifactBrief | ArtifactRecord | ArtifactBranch | WithheldArtifact

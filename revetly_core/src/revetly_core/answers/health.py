@@ -64,4 +64,5 @@ class HealthAnswer(OneProjectEnvelope):
     index: IndexHealth
     criteria_unparsed: NotRequired[dict[str, int]]
     outside_backlog: NotRequired[OutsideCounts]
+    inferred: NotRequired[JSONObject]
     capture: NotRequired[JSONObject]

@@ -34,6 +34,7 @@ class PassSummary(TypedDict):
     sources: list[PassSource]
     problems: int
     recovered: NotRequired[list[JSONObject]]
+    inferred: NotRequired[JSONObject]
 
 
 class CheckProblem(TypedDict):

@@ -128,6 +128,7 @@ class BackfillPlan(TypedDict):
     sources: list[BackfillPlanSource]
     commits: int
     estimated_seconds: float
+    inferred: NotRequired[JSONObject]
 
 
 class BackfillRead(TypedDict):

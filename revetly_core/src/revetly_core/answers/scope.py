@@ -35,6 +35,17 @@ class Statement(TypedDict):
     also_bears_on: NotRequired[list[str]]
     via: NotRequired[str]
     superseded_by: NotRequired[list[str]]
+    relation: NotRequired[str]
+    other: NotRequired[str]
+    unnamed_endpoints: NotRequired[bool]
+
+
+class InferredStatementsCount(TypedDict):
+    """On a full instance: the inferred statements served after the stated ones, of those held."""
+
+    served: int
+    total: int
+    method: str
 
 
 class Member(TypedDict):
@@ -94,11 +105,11 @@ class BindingAnswer(Envelope):
     question: str
     scope: BindingScope
     gathered_from: GatheredFrom
-    entity_types_present: Absent
+    entity_types_present: Absent | list[str]
     statements: list[Statement]
     statements_truncated: NotRequired[CutReport]
     deterministic_statements: int
-    inferred_statements: Absent
+    inferred_statements: Absent | InferredStatementsCount
     ancestors_summarised: NotRequired[JSONObject]
     truncated: NotRequired[CutReport]
     note: NotRequired[str]

@@ -55,6 +55,32 @@ class Fact(TypedDict):
     invalid_at: NotRequired[str | None]
 
 
+class ConceptRow(TypedDict):
+    """An extracted entity standing for no artifact: real, never grounding to cite."""
+
+    name: str
+    summary: str
+    summary_sentences_total: int
+    mentioned_by: list[str]
+    method: str
+
+
+class InferredFactsCount(TypedDict):
+    """On a full instance: the inferred facts served on the shelf's third band, of those matched."""
+
+    served: int
+    total: int
+    method: str
+
+
+class InferredCap(TypedDict):
+    """How many inferred rows of each shelf were served, and the summary sentences each kept."""
+
+    concepts: int
+    facts: int
+    summary_sentences: int | None
+
+
 class Truncated(TypedDict):
     """Facts left out because they neither matched nor touched the top rows."""
 
@@ -76,8 +102,10 @@ class SearchAnswer(Envelope):
     passages: list[Passage]
     facts: list[Fact]
     deterministic_facts: int
-    inferred_facts: Absent
-    concepts: Absent
+    inferred_facts: Absent | InferredFactsCount
+    concepts: Absent | list[ConceptRow]
+    inferred_cap: NotRequired[InferredCap]
+    truncated_concepts: NotRequired[CutReport]
     facts_truncated: NotRequired[Truncated]
     invalidated: NotRequired[Count]
     withheld: NotRequired[IdsCount]

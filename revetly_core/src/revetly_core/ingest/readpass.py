@@ -31,6 +31,7 @@ from revetly_core.connectors.repository import RepositoryConnector
 from revetly_core.embedding.sync import pass_vectors
 from revetly_core.fsread import display_path
 from revetly_core.ids import IdResolver, id_key
+from revetly_core.inferred.sync import pass_inferred
 from revetly_core.ingest.linker import (
     Linker,
     Resolver,
@@ -75,14 +76,19 @@ class PassResult:
     sources: list[PassSource] = field(default_factory=list)
     changed: dict[str, int] = field(default_factory=dict)
     problems: int = 0
+    inferred: dict[str, Any] | None = None
+    """The inferred step's counts on a full instance (absent from the payload on a lite one)."""
 
     def payload(self) -> PassSummary:
-        return {
+        out: PassSummary = {
             "pass_id": self.pass_id, "outcome": self.outcome, "full": self.full,
             "corpus_revision": self.revision, "started_at": self.started_at,
             "ended_at": self.ended_at, "changed": self.changed, "sources": self.sources,
             "problems": self.problems,
         }
+        if self.inferred is not None:
+            out["inferred"] = self.inferred
+        return out
 
 
 def connectors_for(root: Path, config: Config) -> list[Connector]:
@@ -215,8 +221,10 @@ def _run_locked(
             log.warning("keyword index update failed (rebuilt on the next pass): %s", exc)
     pass_vectors(store, index.directory, config, changed | prior_ids, revision,
                  full=full or index_torn)
+    inferred = pass_inferred(store, index.directory, config, changed | prior_ids, revision,
+                             full=full)
     return PassResult(pass_id, outcome, full, revision, started, ended, source_rows, totals,
-                      len(store.problems()))
+                      len(store.problems()), None if inferred is None else inferred.payload())
 
 
 def known_for(store: Store, connector: Connector) -> dict[str, KnownArtifact]:

@@ -23,6 +23,8 @@ from revetly_core.answers.operate import (
 from revetly_core.config import Config
 from revetly_core.connectors.base import KnownArtifact, Progress, SourceBatch, no_progress
 from revetly_core.connectors.commits import CommitsConnector, backfill_state
+from revetly_core.inferred.instance import is_full
+from revetly_core.instance.layout import InstancePaths
 from revetly_core.refusal import Refusal
 
 WINDOW_DAYS = 30
@@ -186,9 +188,15 @@ def plan_backfill(root: Path, config: Config, *, source: str | None = None,
             "estimated_seconds": round(per_commit * len(times), 2),
             "estimate_from": f"reading {timed} commits below the floor" if timed else None,
         })
-    return {"dry_run": True, "window_days": window_days, "sources": plans,
-            "commits": sum(p["commits"] for p in plans),
-            "estimated_seconds": round(sum(p["estimated_seconds"] for p in plans), 2)}
+    plan: BackfillPlan = {
+        "dry_run": True, "window_days": window_days, "sources": plans,
+        "commits": sum(p["commits"] for p in plans),
+        "estimated_seconds": round(sum(p["estimated_seconds"] for p in plans), 2)}
+    if is_full(config):  # every backfilled commit is an episode for the inferred half
+        from revetly_core.inferred.price import price_inferred
+
+        plan["inferred"] = price_inferred(InstancePaths(root).index, plan["commits"])
+    return plan
 
 
 def require_current_store(root: Path, config: Config) -> None:

@@ -77,8 +77,16 @@ from revetly_core.reads.budget import (
     read_budget,
 )
 from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
+from revetly_core.reads.inferred import (
+    add_brief_keys,
+    branch_inferred,
+    cut_inferred_before_stated,
+    drop_branch_sample,
+    link_rows,
+)
 from revetly_core.reads.marks import revised_by, row_marks
 from revetly_core.refusal import Refusal
+from revetly_core.store.inferred import InferredStore
 from revetly_core.store.protocols import Store
 from revetly_core.store.queries_artifact import LinkState
 
@@ -636,6 +644,8 @@ class _BranchView:
     rows: dict[str, BacklogRow]
     withdrawn_items: list[WithdrawnItem]
     rollup: Rollup
+    inferred: dict[str, Any] | None = None
+    """The branch's inferred block on a full instance (None: lite, served absent)."""
 
 
 def _served(walk: _Walk, root: Artifact, deleted: str | None
@@ -733,7 +743,7 @@ def _branch_payload(view: _BranchView, kept_count: int, withdrawn_kept: int,
         if withdrawn_kept < len(view.withdrawn_items):
             block["truncated"] = cut_report(len(view.withdrawn_items), withdrawn_kept, budget)
         out["withdrawn"] = block
-    out["inferred"] = LITE_ABSENT.copy()
+    out["inferred"] = LITE_ABSENT.copy() if view.inferred is None else dict(view.inferred)
     return {**out, **envelope(view.config, view.store, view.scope)}
 
 
@@ -760,6 +770,10 @@ def _fitted_branch(view: _BranchView) -> ArtifactBranch:
     payload = _branch_payload(view, n_served, n_withdrawn, None)
     if fits(payload):
         return payload
+    if view.inferred is not None and drop_branch_sample(view.inferred):
+        payload = _branch_payload(view, n_served, n_withdrawn, None)  # the sample goes first
+        if fits(payload):
+            return payload
     share = budget // ROLLUP_SHARE
     widest = max((len(b["ids"]) for g in (view.rollup["by_status"], view.rollup["by_type"])
                   for b in g.values()), default=0)
@@ -781,15 +795,17 @@ def _fitted_branch(view: _BranchView) -> ArtifactBranch:
 
 def _branch(
     config: Config, store: Store, root: Artifact, depth: int | str, deleted: str | None,
-    scope: ProjectScope, budget: int,
+    scope: ProjectScope, budget: int, inferred: InferredStore | None = None,
 ) -> ArtifactBranch:
-    """The branch beneath an artifact: walked, filtered by deletion, rolled up, fitted."""
+    """The branch beneath an artifact: walked, filtered by deletion, rolled up, fitted; on a full
+    instance its inferred edges are counted beside the tree, never in it."""
     parent_types = {p for parents in config.backlog.parents.values() for p in parents}
     walk = _walk(store, root, depth, parent_types, scope)
     served_ids, counted, withdrawn_rows = _served(walk, root, deleted)
     rows, withdrawn_items = _branch_rows(store, walk, served_ids, withdrawn_rows, scope)
     view = _BranchView(config, store, scope, root, depth, budget, walk, served_ids,
-                       withdrawn_rows, rows, withdrawn_items, _rollup(counted))
+                       withdrawn_rows, rows, withdrawn_items, _rollup(counted),
+                       None if inferred is None else branch_inferred(inferred, served_ids))
     return _fitted_branch(view)
 
 
@@ -805,8 +821,10 @@ def get_artifact(
     history_after: str | None = None,
     depth: int | str | None = None,
     deleted: str | None = None,
+    inferred: InferredStore | None = None,
 ) -> ArtifactAnswer:
-    """One artifact by id: its brief, its full record, or the branch beneath it."""
+    """One artifact by id: its brief, its full record, or the branch beneath it. `inferred` is
+    the full instance's inferred projection (None on a lite instance: its keys read absent)."""
     wanted = check_artifact_id(artifact_id)
     deleted = check_deleted(deleted)
     walk_depth = _check_depth(depth)
@@ -831,13 +849,17 @@ def get_artifact(
         )
     budget = read_budget(config.read.budget)
     if walk_depth is not None:
-        return _branch(config, store, a, walk_depth, deleted, scope, budget)
+        return _branch(config, store, a, walk_depth, deleted, scope, budget, inferred)
     if a.metadata.get("withheld"):
         return {**_withheld(store, a), **envelope(config, store, scope)}
 
     brief = _brief(store, a, scope)
+    half = None if inferred is None else inferred.of_artifact(a.id)
+    if inferred is not None:
+        add_brief_keys(brief, half)
     if history_after is None and deleted is None:
         answer: ArtifactBrief = {**brief, **envelope(config, store, scope)}
+        cut_inferred_before_stated(answer, budget)
         _fit_record(answer, None, budget)
         return answer
     # The full record adds its keys to the brief, in the served order, then the envelope.
@@ -847,12 +869,13 @@ def get_artifact(
         "metadata": {k: v for k, v in sorted(a.metadata.items()) if k != "declared"},
         "links": links,
         "deterministic_links": len(links),
-        "inferred_links": LITE_ABSENT.copy(),
+        "inferred_links": LITE_ABSENT.copy() if inferred is None else link_rows(half, a.id),
         "history_entries": page.entries,
         "history_total": page.total,
     }
     if page.more:
         added["history_next"] = page.keys[-1]
     record: ArtifactRecord = {**brief, **added, **envelope(config, store, scope)}
+    cut_inferred_before_stated(record, budget)
     _fit_record(record, page, budget)
     return record

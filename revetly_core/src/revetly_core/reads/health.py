@@ -6,7 +6,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from revetly_core.inferred.instance import is_full
 from revetly_core.reads.outside import outside_counts
+from revetly_core.store.inferred import InferredStore
 
 if TYPE_CHECKING:
     from revetly_core.answers.common import Freshness
@@ -95,4 +97,22 @@ def context_health(config: Config, store: Store, index: KeywordIndex) -> HealthA
     if unparsed:
         payload["criteria_unparsed"] = unparsed
     payload["outside_backlog"] = outside_counts(store)
+    if is_full(config):
+        payload["inferred"] = inferred_health(InferredStore(index.directory), revision)
     return payload
+
+
+def inferred_health(inferred: InferredStore, revision: int) -> dict[str, Any]:
+    """The inferred half on a full instance: episodes held, whether it is current, and, where
+    the last extraction failed, that it is degraded (the stated half never is, by it)."""
+    meta = inferred.meta()
+    error = meta.get("error")
+    out: dict[str, Any] = {"engine": "graphiti-core + kuzu", "episodes": inferred.episode_count(),
+                           "revision": int(meta["revision"]) if "revision" in meta else None,
+                           "pending": int(meta.get("pending", "0")), "degraded": bool(error)}
+    out["current"] = out["revision"] == revision and not error
+    if error:
+        out["error"] = error
+        out["note"] = ("the inferred half only: stated reads are unaffected; the next "
+                       "`revetly sync` retries the pending artifacts")
+    return out

@@ -9,13 +9,16 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from revetly_core.ids import IdFinder, IdResolver, id_key
+from revetly_core.inferred.instance import is_full
 from revetly_core.model import WORK_ITEM_TYPES, Artifact
 from revetly_core.reads import ranking, retrieval, semantic
 from revetly_core.reads.budget import Cut, fit, read_budget
 from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
 from revetly_core.reads.marks import row_marks
+from revetly_core.reads.search_inferred import add_search_inferred, cut_search_inferred_first
 from revetly_core.reads.text import best_passage, query_words, query_words_in, summary
 from revetly_core.refusal import Refusal
+from revetly_core.store.inferred import InferredStore
 from revetly_core.store.stopwords import STOPWORDS
 
 if TYPE_CHECKING:
@@ -326,7 +329,12 @@ def search_context(
         payload["withheld"] = {"count": len(withheld), "ids": withheld[:10]}
     if deleted:
         payload["deleted"] = deleted
+    if is_full(config):  # the inferred half: concepts and the third band, under the cap
+        add_search_inferred(payload, InferredStore(index.directory), words, served, limit,
+                            inferred == "all")
     payload = {**payload, **envelope(config, store, scope)}
+    if is_full(config):
+        cut_search_inferred_first(payload, budget)
     fit(payload, [Cut(("passages",), "truncated_passages"), Cut(("facts",), "truncated_facts"),
                   Cut(("artifacts",), "truncated_artifacts")], budget)
     payload["deterministic_facts"] = sum(1 for f in payload["facts"] if f["band"] == "declared")

@@ -20,8 +20,10 @@ from revetly_core.scope.gather import (
     best_reach,
     gather_statements,
 )
+from revetly_core.scope.inferred_statements import add_inferred_statements
 from revetly_core.scope.members import Members
 from revetly_core.scope.topic import topic_share_of
+from revetly_core.store.inferred import InferredStore
 from revetly_core.store.protocols import Store
 
 LITE_ABSENT: dict[str, Any] = {"absent": True, "reason": "lite"}
@@ -159,8 +161,10 @@ def member_rows(store: Store, members: Members, rows: list[dict[str, Any]]) -> l
 
 
 def statements_block(store: Store, members: Members, binding: Binding, limit: int,
-                     scope_block: dict[str, Any]) -> dict[str, Any]:
-    """The binding payload's body: scope, statements (capped at limit) and their reports."""
+                     scope_block: dict[str, Any], inferred: InferredStore | None = None
+                     ) -> dict[str, Any]:
+    """The binding payload's body: scope, statements (capped at limit) and their reports; on a
+    full instance (`inferred`) the inferred statements follow the stated ones."""
     rows = binding.rows[:limit]
     scope_block["member_count"] = len(members.by_id)
     scope_block["members"] = member_rows(store, members, rows)
@@ -174,6 +178,9 @@ def statements_block(store: Store, members: Members, binding: Binding, limit: in
         "deterministic_statements": len(rows),
         "inferred_statements": dict(LITE_ABSENT),
     }
+    if inferred is not None:
+        add_inferred_statements(out, inferred, members,
+                                artifacts_by_id(store, sorted(members.by_id)), limit)
     if binding.ancestors_dropped:
         out["ancestors_summarised"] = {
             "count": sum(binding.ancestors_dropped.values()),

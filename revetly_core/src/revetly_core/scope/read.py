@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from revetly_core.answers.scope import BindingAnswer, DeltasAnswer, DriftAnswer, ScopeAnswer
+from revetly_core.inferred.instance import is_full
 from revetly_core.reads.artifact import artifact_not_found, check_artifact_id, lookup_artifact
 from revetly_core.reads.budget import Cut, fit, read_budget
 from revetly_core.reads.envelope import ProjectScope, envelope, resolve_project
@@ -24,6 +25,7 @@ from revetly_core.scope.binding import bind, statements_block
 from revetly_core.scope.context import ScopeContext
 from revetly_core.scope.members import walk_members
 from revetly_core.scope.topic import match_topic
+from revetly_core.store.inferred import InferredStore
 
 BINDING_CUTS = [Cut(("scope", "members"), "members_truncated"),
                 Cut(("statements",), "statements_truncated")]
@@ -52,7 +54,8 @@ def binding_for_roots(
     members = walk_members(ctx.graph, roots, depth)
     result = bind(ctx.store, ctx.graph, members, words=words, topic_matched=topic_matched,
                   projects=scope.reach)
-    return statements_block(ctx.store, members, result, limit, scope_block)
+    inferred = InferredStore(ctx.index.directory) if is_full(ctx.config) else None
+    return statements_block(ctx.store, members, result, limit, scope_block, inferred)
 
 
 def binding(ctx: ScopeContext, scope: ProjectScope, *, artifact_id: object, topic: object,

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Benchmark of the full instance: pass time and model calls per artifact against the local fake
+LLM (tests/support/fake_llm.py), and read latency on a full vs a lite instance.
+
+    python bench/bench_full.py                 # size 200
+    python bench/bench_full.py --sizes 100,400
+
+Per size it takes bench_pass.py's cached synthetic instance, copies it three times (lite;
+semantic: `[embedding]` alone on the fake; full: `[llm]` and `[embedding]` on the fake), times
+one full pass of lite and full in a fresh process (the full one's report carries episodes,
+model calls and tokens), then asks search_context over the generator's queries and get_artifact
+over the instance's ids of the three engines in one process, back to back, the order
+alternating (p50/p95 per mode, median paired differences: full vs lite, and full vs semantic —
+the inferred half's own share, the query embedding set aside). The fake
+answers at once, so the pass numbers are graphiti-core's and Kuzu's own overhead per episode,
+not a model's. Results go to bench/results/full-<size>.json; see bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import bench_pass
+import bench_reads
+import bench_semantic
+
+FAKE = Path(__file__).resolve().parents[1] / "tests" / "support" / "fake_llm.py"
+TOKEN = "fake-llm-token"
+QUERIES = 100
+
+CHILD_PASS = """
+import json, sys, time
+from revetly_core import Engine
+t = time.perf_counter()
+out = Engine.open(sys.argv[1]).sync()
+print(json.dumps({"seconds": time.perf_counter() - t, "inferred": out.get("inferred")}))
+"""
+
+CHILD_READS = """
+import json, sys, time
+from revetly_core import Engine
+engines = {"lite": Engine.open(sys.argv[1]), "semantic": Engine.open(sys.argv[2]),
+           "full": Engine.open(sys.argv[3])}
+queries = json.loads(open(sys.argv[4]).read())
+ids = json.loads(open(sys.argv[5]).read())
+for engine in engines.values():
+    engine.search_context(queries[0])
+seconds = {f"{read}-{mode}": [] for read in ("search", "artifact") for mode in engines}
+for read, args in (("search", queries), ("artifact", ids)):
+    call = "search_context" if read == "search" else "get_artifact"
+    for i, arg in enumerate(args):
+        for mode in (("lite", "semantic", "full") if i % 2 == 0 else ("full", "semantic", "lite")):
+            t = time.perf_counter()
+            try:
+                getattr(engines[mode], call)(arg)
+            except Exception:
+                pass
+            seconds[f"{read}-{mode}"].append(time.perf_counter() - t)
+print(json.dumps(seconds))
+"""
+
+
+def embedding_config(base: str) -> str:
+    return (f'\n[embedding]\nprovider = "openai-compatible"\napi_url = "{base}/v1"\n'
+            f'model = "fake-embedder"\ntoken_env = "FAKE_LLM_TOKEN"\n')
+
+
+def full_config(base: str) -> str:
+    return (f'\n[llm]\nprovider = "openai-compatible"\napi_url = "{base}/v1"\n'
+            f'model = "fake-extractor"\ntoken_env = "FAKE_LLM_TOKEN"\n' + embedding_config(base))
+
+
+def start_fake() -> tuple[subprocess.Popen[bytes], str]:
+    from tests.support.processes import free_port
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(FAKE), "--port", str(port), "--token", TOKEN],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    import httpx
+
+    for _ in range(300):
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                return proc, base
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("the fake LLM never answered")
+
+
+def timed_pass(inst: Path) -> dict[str, Any]:
+    env = {**os.environ, "FAKE_LLM_TOKEN": TOKEN}
+    out = subprocess.run([sys.executable, "-c", CHILD_PASS, str(inst)], check=True,
+                         capture_output=True, text=True, env=env).stdout
+    return dict(json.loads(out.strip().splitlines()[-1]))
+
+
+def paired(seconds: dict[str, list[float]], read: str) -> dict[str, Any]:
+    """p50/p95 per mode; the full instance's paired median difference against lite, and against
+    the semantic-only instance (the inferred half's own share, the semantic leg set aside)."""
+    lite, near, full = (seconds[f"{read}-{m}"] for m in ("lite", "semantic", "full"))
+
+    def delta(a: list[float], b: list[float]) -> float:
+        return round(statistics.median(y - x for x, y in zip(a, b, strict=True)) * 1000, 2)
+
+    return {"lite": bench_semantic.latency(lite), "semantic": bench_semantic.latency(near),
+            "full": bench_semantic.latency(full), "full_minus_lite_p50_ms": delta(lite, full),
+            "full_minus_semantic_p50_ms": delta(near, full)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="200", type=bench_pass.parse_sizes)
+    ap.add_argument("--cache-dir", type=Path, default=bench_pass.BENCH_DIR / ".cache")
+    ap.add_argument("--results-dir", type=Path, default=bench_pass.BENCH_DIR / "results")
+    args = ap.parse_args(argv)
+    gen = bench_pass.resolve_gen(None)
+    args.results_dir.mkdir(parents=True, exist_ok=True)
+    fake, base = start_fake()
+    try:
+        for size in args.sizes:
+            source, _ = bench_pass.prepare_instance(size, gen, args.cache_dir.resolve(), False)
+            report: dict[str, Any] = {"size": size, "load_before": os.getloadavg()[0]}
+            with tempfile.TemporaryDirectory(prefix="revetly-full-") as tmp:
+                insts = {mode: bench_semantic.copy_instance(source, Path(tmp) / mode, extra)
+                         for mode, extra in (("lite", ""), ("semantic", embedding_config(base)),
+                                             ("full", full_config(base)))}
+                lite, full = timed_pass(insts["lite"]), timed_pass(insts["full"])
+                timed_pass(insts["semantic"])
+                inferred = full["inferred"] or {}
+                episodes = max(1, int(inferred.get("episodes", 0)))
+                report["pass"] = {
+                    "lite_s": round(lite["seconds"], 2), "full_s": round(full["seconds"], 2),
+                    "inferred": inferred,
+                    "per_1k_artifacts": {
+                        "extra_seconds": round((full["seconds"] - lite["seconds"])
+                                               / episodes * 1000, 1),
+                        "model_calls": round(inferred.get("model_calls", 0) / episodes * 1000),
+                        "prompt_tokens": round(inferred.get("prompt_tokens", 0)
+                                               / episodes * 1000)}}
+                queries = Path(tmp) / "queries.json"
+                queries.write_text(json.dumps(bench_reads.load_queries(gen, QUERIES)))
+                ids = Path(tmp) / "ids.json"
+                from revetly_core import Engine
+
+                with Engine.open(insts["lite"])._store() as store:
+                    ids.write_text(json.dumps(sorted(store.all_ids())[:QUERIES]))
+                env = {**os.environ, "FAKE_LLM_TOKEN": TOKEN}
+                out = subprocess.run([sys.executable, "-c", CHILD_READS, str(insts["lite"]),
+                                      str(insts["semantic"]), str(insts["full"]), str(queries),
+                                      str(ids)], check=True,
+                                     capture_output=True, text=True, env=env).stdout
+                seconds = json.loads(out.strip().splitlines()[-1])
+                report["search_context"] = paired(seconds, "search")
+                report["get_artifact"] = paired(seconds, "artifact")
+            report["load_after"] = os.getloadavg()[0]
+            print(f"[{size}] {json.dumps(report)}", flush=True)
+            (args.results_dir / f"full-{size}.json").write_text(json.dumps(report, indent=1)
+                                                                + "\n")
+    finally:
+        fake.terminate()
+        fake.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
