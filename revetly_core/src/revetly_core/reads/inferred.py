@@ -10,11 +10,13 @@ On a lite instance none of this runs and every inferred key reads absent with th
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from revetly_core.answers.artifact import ArtifactBrief, InferredLinkRow
 from revetly_core.reads.budget import BUDGET_REASON, Cut, fit, payload_bytes
-from revetly_core.store.inferred import ArtifactInferred, InferredLink, InferredStore
+
+if TYPE_CHECKING:
+    from revetly_core.answers.artifact import ArtifactBrief, InferredLinkRow
+    from revetly_core.store.inferred import ArtifactInferred, InferredLink, InferredStore
 
 SUMMARY_SENTENCES = 2
 """Sentences of an inferred summary served unless inferred='all' is asked."""

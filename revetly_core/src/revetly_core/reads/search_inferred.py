@@ -4,12 +4,14 @@ after the two stated ones, each fitted by count under inferred_cap and cut befor
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from revetly_core.answers.search import ConceptRow, Fact, InferredCap
 from revetly_core.reads.budget import BUDGET_REASON, Cut, fit, payload_bytes
 from revetly_core.reads.inferred import INFERRED_METHOD, SUMMARY_SENTENCES, fitted_summary
-from revetly_core.store.inferred import Concept, InferredFact, InferredStore
+
+if TYPE_CHECKING:
+    from revetly_core.answers.search import ConceptRow, Fact, InferredCap
+    from revetly_core.store.inferred import Concept, InferredFact, InferredStore
 
 CAP_CONCEPTS = 5
 """Concepts a search serves unless inferred='all' was asked."""
