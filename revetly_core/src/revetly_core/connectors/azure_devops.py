@@ -33,11 +33,17 @@ from revetly_core.connectors.base import (
     FileProblem,
     KnownArtifact,
     Progress,
-    Removal,
     SourceBatch,
     no_progress,
 )
 from revetly_core.connectors.tracker_http import Sleep, TrackerHttp, TrackerStop
+from revetly_core.connectors.tracker_read import (
+    JSON_HEADERS,
+    held_numbers,
+    record_stop,
+    removals_of_unseen,
+    tracker_client,
+)
 from revetly_core.connectors.tracker_types import item_type
 from revetly_core.model import Artifact, HistoryEntry
 
@@ -406,15 +412,8 @@ class AzureDevOpsConnector:
         """Requests the last read sent (a retry counts)."""
 
     def _http(self) -> TrackerHttp:
-        headers = {"Accept": "application/json", "User-Agent": "revetly"}
-        token = self.environ.get(self.settings.token_env) if self.settings.token_env else None
-        if token:
-            headers["Authorization"] = basic_auth(token)
-        return TrackerHttp(self.settings.api_url, headers, transport=self.transport,
-                           sleep=self.sleep, clock=self.clock,
-                           max_wait_seconds=self.settings.max_wait_seconds,
-                           retries=self.settings.retries,
-                           max_response_bytes=self.settings.max_response_bytes)
+        return tracker_client(self.settings, JSON_HEADERS, basic_auth, self.environ,
+                              transport=self.transport, sleep=self.sleep, clock=self.clock)
 
     def _api(self, rest: str) -> str:
         s = self.settings
@@ -443,8 +442,7 @@ class AzureDevOpsConnector:
                 self._read_items(http, ids, as_of, states, state, batch, known, seen, numbers,
                                  full=full, progress=progress)
             if state.stop is None and (ids or full or cursor.get("revisions_due")):
-                held = numbers | {int(k.id.rsplit("-", 1)[1]) for k in known.values()
-                                  if k.id.rsplit("-", 1)[-1].isdigit()}
+                held = numbers | held_numbers(known)
                 self._read_revisions(http, state, batch, held)
         finally:
             self.requests = http.requests
@@ -454,21 +452,12 @@ class AzureDevOpsConnector:
             p.path for p in batch.problems}
         if state.stop is not None:
             stop = state.stop
-            batch.partial = stop.resumable
-            batch.gaps.append(f"{stop.code}: {stop.detail}")
-            batch.problems.append(FileProblem(
-                self.source_id, LISTING_PATH, f"tracker-{stop.code}",
-                f"the read stopped: {stop.detail}; "
-                + ("the next pass resumes where it stopped" if stop.resumable
-                   else "fix the cause, then sync again"), severity="warning"))
+            record_stop(batch, LISTING_PATH, stop)
         listed_all = since is None and state.stop is None and not state.windowed
         batch.complete = listed_all
         batch.history_complete = full and state.stop is None
         if listed_all:
-            for k in sorted(known.values(), key=lambda k: k.id):
-                if not k.deleted and k.id not in seen:
-                    batch.removals.append(Removal(k.id, now, "found",
-                                                  "missing from the project's work items"))
+            batch.removals += removals_of_unseen(known, seen, now, "missing from the project's work items")
         batch.cursor = {"since": state.newest, "at_since": sorted(state.at_newest),
                         "states": {k: [[name, cat] for name, cat in v.items()]
                                    for k, v in states.items()},

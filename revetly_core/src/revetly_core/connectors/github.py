@@ -19,6 +19,7 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from revetly_core.config import Config
@@ -27,7 +28,6 @@ from revetly_core.connectors.base import (
     FileProblem,
     KnownArtifact,
     Progress,
-    Removal,
     SourceBatch,
     no_progress,
 )
@@ -45,6 +45,13 @@ from revetly_core.connectors.github_projects import (
     with_project,
 )
 from revetly_core.connectors.tracker_http import Sleep, TrackerHttp, TrackerStop
+from revetly_core.connectors.tracker_read import (
+    bearer,
+    held_numbers,
+    record_stop,
+    removals_of_unseen,
+    tracker_client,
+)
 from revetly_core.connectors.tracker_types import item_type
 from revetly_core.model import Artifact, HistoryEntry
 
@@ -61,6 +68,11 @@ _CLOSING = re.compile(
     r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)?#(\d+)\b",
     re.IGNORECASE)
 _ISSUE_URL = re.compile(r"/repos/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/issues/(\d+)$")
+
+GITHUB_HEADERS: Mapping[str, str] = MappingProxyType({
+    "Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
+    "User-Agent": "revetly"})
+"""What every request to the GitHub REST API sends (the API version it is written for)."""
 
 
 def github_source_id(name: str) -> str:
@@ -282,16 +294,8 @@ class GitHubConnector:
         """Requests the last read sent (a retry counts)."""
 
     def _http(self) -> TrackerHttp:
-        headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
-                   "User-Agent": "revetly"}
-        token = self.environ.get(self.settings.token_env) if self.settings.token_env else None
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        return TrackerHttp(self.settings.api_url, headers, transport=self.transport,
-                           sleep=self.sleep, clock=self.clock,
-                           max_wait_seconds=self.settings.max_wait_seconds,
-                           retries=self.settings.retries,
-                           max_response_bytes=self.settings.max_response_bytes)
+        return tracker_client(self.settings, GITHUB_HEADERS, bearer, self.environ,
+                              transport=self.transport, sleep=self.sleep, clock=self.clock)
 
     def _list(self, http: TrackerHttp, path: str, since: str | None, etag: str | None,
               on_page: Callable[[list[Any]], None]) -> _Listing:
@@ -371,8 +375,7 @@ class GitHubConnector:
                 read += taken
             comments = _Listing(newest=cursor.get("comments_since"))
             if not issues.not_modified and issues.stop is None:
-                held = numbers | {int(k.id.rsplit("-", 1)[1]) for k in known.values()
-                                  if k.id.rsplit("-", 1)[-1].isdigit()}
+                held = numbers | held_numbers(known)
                 comments = self._list(
                     http, f"/repos/{repo}/issues/comments",
                     None if full else cursor.get("comments_since"), None,
@@ -385,21 +388,12 @@ class GitHubConnector:
             p.path for p in batch.problems}
         stop = issues.stop or refetched or comments.stop
         if stop is not None:
-            batch.partial = stop.resumable
-            batch.gaps.append(f"{stop.code}: {stop.detail}")
-            batch.problems.append(FileProblem(
-                self.source_id, LISTING_PATH, f"tracker-{stop.code}",
-                f"the read stopped: {stop.detail}; "
-                + ("the next pass resumes where it stopped" if stop.resumable
-                   else "fix the cause, then sync again"), severity="warning"))
+            record_stop(batch, LISTING_PATH, stop)
         listed_all = since is None and issues.stop is None
         batch.complete = listed_all
         batch.history_complete = full and comments.stop is None and issues.stop is None
         if listed_all:
-            for k in sorted(known.values(), key=lambda k: k.id):
-                if not k.deleted and k.id not in seen:
-                    batch.removals.append(Removal(k.id, now, "found",
-                                                  "missing from the repository's issues"))
+            batch.removals += removals_of_unseen(known, seen, now, "missing from the repository's issues")
         batch.cursor = {"since": issues.newest, "etag": issues.etag,
                         "etag_since": issues.newest if issues.newest == since else None,
                         "comments_since": comments.newest}
@@ -449,15 +443,10 @@ class GitHubConnector:
         settings = self.settings.projects_v2
         assert settings is not None and got.stop is not None
         stop = got.stop
-        batch.partial = stop.resumable
         batch.complete = False
         batch.history_complete = False
-        batch.gaps.append(f"{stop.code}: {stop.detail}")
-        batch.problems.append(FileProblem(
-            self.source_id, PROJECT_PATH, f"tracker-{stop.code}",
-            f"the project read stopped after {got.pages} page(s): {stop.detail}; "
-            + ("the next pass resumes where it stopped" if stop.resumable
-               else "fix the cause, then sync again"), severity="warning"))
+        record_stop(batch, PROJECT_PATH, stop,
+                    what=f"the project read stopped after {got.pages} page(s)")
         batch.cleared_paths = {PROJECT_PATH}
         kept = {k: v for k, v in cursor.items()
                 if k not in ("project_of", "project_after", "project_pending")}

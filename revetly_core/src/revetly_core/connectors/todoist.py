@@ -34,6 +34,7 @@ from revetly_core.connectors.base import (
 )
 from revetly_core.connectors.github import iso_time
 from revetly_core.connectors.tracker_http import Sleep, TrackerHttp, TrackerStop
+from revetly_core.connectors.tracker_read import JSON_HEADERS, bearer, record_stop, tracker_client
 from revetly_core.connectors.tracker_types import item_type
 from revetly_core.model import Artifact, HistoryEntry
 
@@ -255,15 +256,8 @@ class TodoistConnector:
 
     def http(self) -> TrackerHttp:
         """A client for ``api_url`` carrying the token (when its variable is set)."""
-        headers = {"Accept": "application/json", "User-Agent": "revetly"}
-        token = self.environ.get(self.settings.token_env) if self.settings.token_env else None
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        return TrackerHttp(self.settings.api_url, headers, transport=self.transport,
-                           sleep=self.sleep, clock=self.clock,
-                           max_wait_seconds=self.settings.max_wait_seconds,
-                           retries=self.settings.retries,
-                           max_response_bytes=self.settings.max_response_bytes)
+        return tracker_client(self.settings, JSON_HEADERS, bearer, self.environ,
+                              transport=self.transport, sleep=self.sleep, clock=self.clock)
 
     def read(
         self,
@@ -441,14 +435,8 @@ class TodoistConnector:
 
     def _stopped(self, batch: SourceBatch, stop: TrackerStop) -> None:
         """Say why the read stopped: partial when the next pass resumes, named by check."""
-        batch.partial = batch.partial or stop.resumable
-        batch.gaps.append(f"{stop.code}: {stop.detail}")
         batch.cleared_paths.add(LISTING_PATH)
-        batch.problems.append(FileProblem(
-            self.source_id, LISTING_PATH, f"tracker-{stop.code}",
-            f"the read stopped: {stop.detail}; "
-            + ("the next pass resumes where it stopped" if stop.resumable
-               else "fix the cause, then sync again"), severity="warning"))
+        record_stop(batch, LISTING_PATH, stop)
 
 
 def _when(text: str) -> dt.datetime:
