@@ -6,6 +6,7 @@ from revetly_core.config import GitHubConnector as GitHubSettings
 from revetly_core.connectors.base import KnownArtifact, SourceBatch
 from revetly_core.connectors.tracker_http import TrackerStop
 from revetly_core.connectors.tracker_read import (
+    TrackerSource,
     bearer,
     held_numbers,
     record_stop,
@@ -84,3 +85,13 @@ def test_tracker_client_waits_and_tells_time_through_the_seams_it_is_given() -> 
 
     http = tracker_client(SETTINGS, {}, bearer, {}, sleep=sleep, clock=clock)
     assert http.sleep is sleep and http.clock is clock
+
+
+def test_a_tracker_source_counts_the_requests_of_the_client_it_is_done_with() -> None:
+    source = TrackerSource("github:gh", "default", transport=None, sleep=lambda s: None,
+                           clock=lambda: 0.0, environ={"TIDY_TOKEN": "s3"})
+    http = source.client(SETTINGS, {}, bearer)
+    assert http.headers["Authorization"] == "Bearer s3" and http.clock() == 0.0
+    http.requests = 4
+    source.done_with(http)
+    assert source.requests == 4

@@ -44,13 +44,15 @@ from revetly_core.connectors.github_projects import (
     unmapped_problem,
     with_project,
 )
+from revetly_core.connectors.tracker_fields import BadItem as BadItem
+from revetly_core.connectors.tracker_fields import field_text
 from revetly_core.connectors.tracker_http import Sleep, TrackerHttp, TrackerStop
 from revetly_core.connectors.tracker_read import (
+    TrackerSource,
     bearer,
     held_numbers,
     record_stop,
     removals_of_unseen,
-    tracker_client,
 )
 from revetly_core.connectors.tracker_types import item_type
 from revetly_core.model import Artifact, HistoryEntry
@@ -130,19 +132,6 @@ def iso_time(value: object) -> str | None:
     return when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class BadItem(ValueError):
-    """An item whose fields do not have GitHub's shapes."""
-
-
-def _text(raw: Mapping[str, Any], key: str, *, required: bool = False) -> str:
-    value = raw.get(key)
-    if value is None and not required:
-        return ""
-    if not isinstance(value, str):
-        raise BadItem(f"{key!r} is {type(value).__name__}, not text")
-    return value
-
-
 def _names(raw: Mapping[str, Any], key: str, name_key: str) -> list[str]:
     value = raw.get(key) or []
     if not isinstance(value, list):
@@ -178,13 +167,13 @@ def parse_issue(raw: Mapping[str, Any], *, settings: GitHubSettings, source_id: 
     number = raw.get("number")
     if not isinstance(number, int) or isinstance(number, bool) or number < 1:
         raise BadItem("'number' is not a positive integer")
-    title = _text(raw, "title", required=True).strip()
+    title = field_text(raw, "title", required=True).strip()
     if not title:
         raise BadItem("'title' is empty")
-    body = _text(raw, "body")
+    body = field_text(raw, "body")
     if len(body.encode("utf-8", "surrogatepass")) > settings.max_body_bytes:
         raise BadItem(f"the body is over the {settings.max_body_bytes}-byte limit")
-    state = _text(raw, "state", required=True)
+    state = field_text(raw, "state", required=True)
     if state not in ("open", "closed"):
         raise BadItem(f"'state' is {state!r}, not open or closed")
     reason = raw.get("state_reason")
@@ -241,7 +230,7 @@ def comment_entry(raw: Mapping[str, Any], repo: str) -> tuple[int, HistoryEntry]
     at = iso_time(raw.get("created_at"))
     if number is None or not isinstance(cid, int) or at is None:
         raise BadItem("a comment without its issue, id or time")
-    body = _text(raw, "body")
+    body = field_text(raw, "body")
     user = raw.get("user")
     author = user.get("login") if isinstance(user, dict) else None
     first = next((ln.strip() for ln in body.splitlines() if ln.strip()), "")
@@ -276,26 +265,19 @@ class _Listing:
     pages: int = 0
 
 
-class GitHubConnector:
+class GitHubConnector(TrackerSource):
     """Reads one declared repository's issues and comments; ``transport`` is httpx's seam."""
 
     def __init__(self, settings: GitHubSettings, config: Config, *,
                  transport: httpx.BaseTransport | None = None, sleep: Sleep = time.sleep,
                  clock: Callable[[], float] = time.time,
                  environ: Mapping[str, str] = os.environ) -> None:
+        super().__init__(github_source_id(settings.name), settings.project or config.default_project,
+                         transport=transport, sleep=sleep, clock=clock, environ=environ)
         self.settings = settings
-        self.source_id = github_source_id(settings.name)
-        self.project = settings.project or config.default_project
-        self.transport = transport
-        self.sleep = sleep
-        self.clock = clock
-        self.environ = environ
-        self.requests = 0
-        """Requests the last read sent (a retry counts)."""
 
     def _http(self) -> TrackerHttp:
-        return tracker_client(self.settings, GITHUB_HEADERS, bearer, self.environ,
-                              transport=self.transport, sleep=self.sleep, clock=self.clock)
+        return self.client(self.settings, GITHUB_HEADERS, bearer)
 
     def _list(self, http: TrackerHttp, path: str, since: str | None, etag: str | None,
               on_page: Callable[[list[Any]], None]) -> _Listing:
@@ -381,8 +363,7 @@ class GitHubConnector:
                     None if full else cursor.get("comments_since"), None,
                     lambda items: self._take_comments(items, batch, held))
         finally:
-            self.requests = http.requests
-            http.close()
+            self.done_with(http)
         batch.read_count = read
         batch.cleared_paths = {LISTING_PATH} | {issue_path(n) for n in numbers} | {
             p.path for p in batch.problems}

@@ -56,6 +56,35 @@ def tracker_client(settings: TrackerClientSettings, headers: Mapping[str, str],
                        max_response_bytes=settings.max_response_bytes)
 
 
+class TrackerSource:
+    """What a tracker connector holds besides its settings: its ids, the seams it reads
+    through (httpx's transport, the sleep and clock of its retries, the environment its token
+    is in) and the count of the requests its last read sent."""
+
+    def __init__(self, source_id: str, project: str, *,
+                 transport: httpx.BaseTransport | None, sleep: Sleep, clock: Clock,
+                 environ: Mapping[str, str]) -> None:
+        self.source_id = source_id
+        self.project = project
+        self.transport = transport
+        self.sleep = sleep
+        self.clock = clock
+        self.environ = environ
+        self.requests = 0
+        """Requests the last read sent (a retry counts)."""
+
+    def client(self, settings: TrackerClientSettings, headers: Mapping[str, str],
+               authorization: Callable[[str], str]) -> TrackerHttp:
+        """A client over this source's seams (see :func:`tracker_client`)."""
+        return tracker_client(settings, headers, authorization, self.environ,
+                              transport=self.transport, sleep=self.sleep, clock=self.clock)
+
+    def done_with(self, http: TrackerHttp) -> None:
+        """End a read's client: count its requests, close it."""
+        self.requests = http.requests
+        http.close()
+
+
 def stop_words(stop: TrackerStop, what: str = "the read stopped") -> str:
     """Why a read stopped and what comes next: the next pass resumes, or the cause is fixed."""
     return (f"{what}: {stop.detail}; "
