@@ -26,13 +26,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
+
+from tests.support.fake_tracker import Faults, TrackerFault, cut_short, serving_on_localhost
 
 BASE_TIME = dt.datetime(2024, 3, 1, 9, 0, 0, tzinfo=dt.UTC)
 
@@ -73,21 +73,10 @@ class Request:
 
 
 @dataclass
-class Fault:
+class Fault(TrackerFault):
     """What the fake answers instead, for requests whose path ends with ``path``."""
 
-    path: str
-    status: int = 500
-    headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b'{"$id": "1", "message": "Internal error", "typeKey": "ServerException"}'
-    disconnect: bool = False
-    after: int = 0
-    """Matching requests answered normally before this fault applies."""
-    times: int = 1
-    method: str | None = None
-    """Only requests of this method (None: any)."""
-    apply_first: bool = False
-    """Carry the write out, then fault (a lost answer to a write that landed)."""
 
 
 @dataclass
@@ -99,11 +88,12 @@ class _Item:
     """The fake's own clock for the item (what WIQL filters on)."""
 
 
-class FakeAzureDevOps:
+class FakeAzureDevOps(Faults[Fault]):
     """One organization's project of work items, their revisions and type states, on
     127.0.0.1."""
 
     def __init__(self, organization: str = "fabrikam", project: str = "Fabrikam Web") -> None:
+        super().__init__()
         self.organization = organization
         self.project = project
         self.items: dict[int, _Item] = {}
@@ -111,7 +101,6 @@ class FakeAzureDevOps:
         self.states: dict[str, list[tuple[str, str]]] = {k: list(v) for k, v in
                                                           DEFAULT_STATES.items()}
         self.requests: list[Request] = []
-        self.faults: list[Fault] = []
         self.tick = 0
         self.url = ""
         self.continuation_header = False
@@ -123,8 +112,6 @@ class FakeAzureDevOps:
         """The most revisions one page holds, whatever ``$maxPageSize`` asks (as the API caps)."""
         self.served: dict[int, Any] = {}
         """id -> what the batch serves instead of the item (a test's broken payload)."""
-        self._lock = threading.Lock()
-        self._seen: dict[int, int] = {}
 
     # -- building the project --------------------------------------------------------------
 
@@ -308,19 +295,6 @@ class FakeAzureDevOps:
                      f"{urlencode({**rest, 'continuationToken': token})}",
                      "continuationToken": token, "isLastBatch": start + len(page) >= total}
 
-    def fault_for(self, path: str, method: str = "GET") -> Fault | None:
-        with self._lock:
-            for fault in self.faults:
-                if fault.method is not None and fault.method != method:
-                    continue
-                if path.endswith(fault.path) and fault.times > 0:
-                    seen = self._seen.get(id(fault), 0)
-                    self._seen[id(fault)] = seen + 1
-                    if seen >= fault.after:
-                        fault.times -= 1
-                        return fault
-        return None
-
     # -- the write side ----------------------------------------------------------------------
 
     def writes(self) -> list[Request]:
@@ -495,14 +469,7 @@ def _handler(fake: FakeAzureDevOps) -> type[BaseHTTPRequestHandler]:
 
         def _fault(self, fault: Fault) -> None:
             if fault.disconnect:
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", "100000")
-                self.end_headers()
-                self.wfile.write(b'{"count": 200, "value": [{"id": 1, "fields": {"System.Ti')
-                self.wfile.flush()
-                self.close_connection = True
-                return
+                return cut_short(self, b'{"count": 200, "value": [{"id": 1, "fields": {"System.Ti')
             self._send(fault.status, fault.body, fault.headers)
 
         def _json(self, status: int, data: Any) -> None:
@@ -521,17 +488,6 @@ def _handler(fake: FakeAzureDevOps) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-@contextmanager
-def serving(fake: FakeAzureDevOps) -> Iterator[FakeAzureDevOps]:
+def serving(fake: FakeAzureDevOps) -> AbstractContextManager[FakeAzureDevOps]:
     """Serve the fake on 127.0.0.1 (a free port) in a thread for the block."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(fake))
-    server.daemon_threads = True
-    fake.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield fake
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    return serving_on_localhost(fake, _handler(fake))

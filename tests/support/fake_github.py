@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import AbstractContextManager, suppress
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
+
+from tests.support.fake_tracker import Faults, TrackerFault, cut_short, serving_on_localhost
 
 BASE_TIME = 1_700_000_000
 """2023-11-14T22:13:20Z: the first issue's creation time."""
@@ -59,36 +59,23 @@ class Request:
 
 
 @dataclass
-class Fault:
+class Fault(TrackerFault):
     """What the fake answers instead, for requests whose path ends with ``path``."""
 
-    path: str
-    status: int = 500
-    headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b'{"message": "Server Error"}'
-    disconnect: bool = False
-    after: int = 0
-    """Matching requests answered normally before this fault applies."""
-    times: int = 1
-    method: str | None = None
-    """Only requests of this method (None: any)."""
-    apply_first: bool = False
-    """Carry the write out, then fault (a lost answer to a write that landed)."""
 
 
-class FakeGitHub:
+class FakeGitHub(Faults[Fault]):
     """One repository's issues, pull requests and comments, served on 127.0.0.1."""
 
     def __init__(self, repo: str = "acme/app") -> None:
+        super().__init__()
         self.repo = repo
         self.items: dict[int, dict[str, Any]] = {}
         self.comments: dict[int, dict[str, Any]] = {}
         self.requests: list[Request] = []
-        self.faults: list[Fault] = []
         self.tick = 0
         self.url = ""
-        self._lock = threading.Lock()
-        self._seen: dict[int, int] = {}
         self.clock: dict[tuple[str, int], tuple[str, str]] = {}
         """(kind, key) -> (created_at, updated_at) as the fake keeps them."""
         self.repo_labels: set[str] = set()
@@ -277,19 +264,6 @@ class FakeGitHub:
         rows.sort(key=lambda row: (row[0][at], row[1]),
                   reverse=query.get("direction", "desc") == "desc")
         return [row[2] for row in rows]  # the caller copies only the page it serves
-
-    def fault_for(self, path: str, method: str = "GET") -> Fault | None:
-        with self._lock:
-            for fault in self.faults:
-                if fault.method is not None and fault.method != method:
-                    continue
-                if path.endswith(fault.path) and fault.times > 0:
-                    seen = self._seen.get(id(fault), 0)
-                    self._seen[id(fault)] = seen + 1
-                    if seen >= fault.after:
-                        fault.times -= 1
-                        return fault
-        return None
 
     def paths_requested(self) -> list[str]:
         return [r.path for r in self.requests]
@@ -511,17 +485,7 @@ def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
 
         def _fault(self, fault: Fault) -> None:
             if fault.disconnect:
-                self.close_connection = True
-                try:
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", "100000")
-                    self.end_headers()
-                    self.wfile.write(b'[{"number": 1, "title": "cut')
-                    self.wfile.flush()
-                except ConnectionError:  # the client hung up first: the cut is made either way
-                    pass
-                return
+                return cut_short(self, b'[{"number": 1, "title": "cut')
             self._send(fault.status, fault.body, fault.headers)
 
         def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
@@ -538,22 +502,14 @@ def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-@contextmanager
-def serving(fake: FakeGitHub) -> Iterator[FakeGitHub]:
+def serving(fake: FakeGitHub) -> AbstractContextManager[FakeGitHub]:
     """Serve the fake on 127.0.0.1 (a free port) in a thread for the block."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(fake))
-    server.daemon_threads = True
-    fake.url = f"http://127.0.0.1:{server.server_address[1]}"
+    return serving_on_localhost(fake, _handler(fake), on_url=_rebase_items)
+
+
+def _rebase_items(fake: FakeGitHub) -> None:
     for item in fake.items.values():  # items built before the port was known
         _rebase(item, fake.url)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield fake
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 def _rebase(item: dict[str, Any], url: str) -> None:

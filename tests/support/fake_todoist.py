@@ -21,13 +21,13 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import json
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.support.fake_tracker import Faults, TrackerFault, cut_short, serving_on_localhost
 
 API = "/api/v1"
 SYNC = f"{API}/sync"
@@ -62,27 +62,17 @@ class Request:
 
 
 @dataclass
-class Fault:
+class Fault(TrackerFault):
     """What the fake answers instead, for requests whose path ends with ``path``."""
 
-    path: str
-    status: int = 500
-    headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b'{"error": "Service unavailable", "error_code": 0, "http_code": 500}'
-    disconnect: bool = False
-    after: int = 0
-    """Matching requests answered normally before this fault applies."""
-    times: int = 1
-    method: str | None = None
-    """Only requests with this method match (None: any)."""
-    apply_first: bool = False
-    """A write is applied before the fault answers (its answer is what gets lost)."""
 
 
-class FakeTodoist:
+class FakeTodoist(Faults[Fault]):
     """One account's projects, sections, tasks and comments, served on 127.0.0.1."""
 
     def __init__(self, project: str = "App", project_id: str = PROJECT_ID) -> None:
+        super().__init__()
         self.start = dt.datetime.now(dt.UTC).replace(microsecond=0) - dt.timedelta(days=30)
         self.tick = 0
         self.rev = 0
@@ -90,14 +80,11 @@ class FakeTodoist:
             "projects": {}, "sections": {}, "items": {}, "notes": {}}
         self.changed: dict[tuple[str, str], int] = {}
         self.requests: list[Request] = []
-        self.faults: list[Fault] = []
         self.token_floor = 0
         self.closed: dict[str, dt.datetime] = {}
         """Task id -> when it was completed, by the fake's own record: a served field a test
         broke never moves a task between the full sync and the completed listing."""
         self.url = ""
-        self._lock = threading.Lock()
-        self._seen: dict[int, int] = {}
         self._serial = 0
         self.project_id = project_id
         self.add_project(project_id, project)
@@ -313,18 +300,6 @@ class FakeTodoist:
     def notes_on(self, task_id: str) -> list[dict[str, Any]]:
         return [n for n in self.objects["notes"].values() if n["item_id"] == task_id]
 
-    def fault_for(self, path: str, method: str = "GET") -> Fault | None:
-        with self._lock:
-            for fault in self.faults:
-                if path.endswith(fault.path) and fault.times > 0 and \
-                        fault.method in (None, method):
-                    seen = self._seen.get(id(fault), 0)
-                    self._seen[id(fault)] = seen + 1
-                    if seen >= fault.after:
-                        fault.times -= 1
-                        return fault
-        return None
-
     def paths_requested(self) -> list[str]:
         return [r.path for r in self.requests]
 
@@ -382,14 +357,7 @@ def _handler(fake: FakeTodoist) -> type[BaseHTTPRequestHandler]:
 
         def _fault(self, fault: Fault) -> None:
             if fault.disconnect:
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", "100000")
-                self.end_headers()
-                self.wfile.write(b'{"items": [{"id": "cut')
-                self.wfile.flush()
-                self.close_connection = True
-                return
+                return cut_short(self, b'{"items": [{"id": "cut')
             self._raw(fault.status, fault.body, fault.headers)
 
         def _send(self, status: int, payload: dict[str, Any]) -> None:
@@ -407,17 +375,6 @@ def _handler(fake: FakeTodoist) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-@contextmanager
-def serving(fake: FakeTodoist) -> Iterator[FakeTodoist]:
+def serving(fake: FakeTodoist) -> AbstractContextManager[FakeTodoist]:
     """Serve the fake on 127.0.0.1 (a free port) in a thread for the block."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(fake))
-    server.daemon_threads = True
-    fake.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield fake
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    return serving_on_localhost(fake, _handler(fake))

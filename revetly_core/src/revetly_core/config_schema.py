@@ -278,6 +278,15 @@ class GitHubConnector(_Strict):
 
 # -- [[connectors.azure-devops]] (issue 17, the Azure DevOps source) --------------------------
 
+_GITHUB_RULED = ("name", "prefix", "api_url", "token_env", "types")
+"""The settings every tracker source checks as `[[connectors.github]]` does."""
+
+
+def _as_github(cls: Any, value: Any, info: ValidationInfo) -> Any:
+    """A tracker setting checked by the rule `[[connectors.github]]` has for it."""
+    return getattr(GitHubConnector, f"_{info.field_name}")(value)
+
+
 _ADO_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]*$")
 
 
@@ -298,11 +307,7 @@ class AzureDevOpsConnector(_Strict):
     max_response_bytes: int = Field(default=20_000_000, ge=1024)
     max_body_bytes: int = Field(default=1_000_000, ge=1)
 
-    @field_validator("name", "prefix", "api_url", "token_env", "types")
-    @classmethod
-    def _like_github(cls, value: Any, info: ValidationInfo) -> Any:
-        """The rules these settings share with `[[connectors.github]]`."""
-        return getattr(GitHubConnector, f"_{info.field_name}")(value)
+    _like_github = field_validator(*_GITHUB_RULED)(_as_github)
 
     @field_validator("organization", "project")
     @classmethod
@@ -324,23 +329,6 @@ class AzureDevOpsConnector(_Strict):
 
 
 # -- [[connectors.todoist]] (issue 17, the Todoist source) ------------------------------------
-
-def _http_url(value: str) -> str:
-    """An API root: http(s) with a host, without its trailing slash."""
-    if not re.match(r"^https?://[^/\s]+", value):
-        raise ValueError(f"{value!r} must be an http(s) URL")
-    return value.rstrip("/")
-
-
-def _label_map(value: dict[str, list[str]]) -> dict[str, list[str]]:
-    """A type map: work item types only, no empty label."""
-    for typ, words in value.items():
-        if typ not in WORK_ITEM_TYPES:
-            raise ValueError(f"{typ!r} is not a work item type ({', '.join(WORK_ITEM_TYPES)})")
-        if any(not w.strip() for w in words):
-            raise ValueError(f"{typ!r} lists an empty label")
-    return value
-
 
 class TodoistConnector(_Strict):
     """One Todoist project's tasks, read over Todoist's API v1 (docs/sources.md)."""
@@ -365,34 +353,7 @@ class TodoistConnector(_Strict):
             raise ValueError("name the Todoist project by its id or its name")
         return value
 
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not _NAME.match(value):
-            raise ValueError("use letters, digits, '.', '_' or '-'")
-        return value
-
-    @field_validator("prefix")
-    @classmethod
-    def _prefix(cls, value: str) -> str:
-        return _prefix(value)
-
-    @field_validator("api_url")
-    @classmethod
-    def _api_url(cls, value: str) -> str:
-        return _http_url(value)
-
-    @field_validator("token_env")
-    @classmethod
-    def _token_env(cls, value: str | None) -> str | None:
-        if value is not None and not _ENV_NAME.match(value):
-            raise ValueError(f"{value!r} must be an environment variable's name")
-        return value
-
-    @field_validator("types")
-    @classmethod
-    def _types(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
-        return _label_map(value)
+    _like_github = field_validator(*_GITHUB_RULED)(_as_github)
 
     def prefixes(self) -> dict[str, str]:
         return {"prefix": self.prefix}

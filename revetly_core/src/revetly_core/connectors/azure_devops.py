@@ -33,11 +33,19 @@ from revetly_core.connectors.base import (
     FileProblem,
     KnownArtifact,
     Progress,
-    Removal,
     SourceBatch,
     no_progress,
 )
+from revetly_core.connectors.tracker_fields import BadItem as BadItem
+from revetly_core.connectors.tracker_fields import field_text
 from revetly_core.connectors.tracker_http import Sleep, TrackerHttp, TrackerStop
+from revetly_core.connectors.tracker_read import (
+    JSON_HEADERS,
+    TrackerSource,
+    held_numbers,
+    record_stop,
+    removals_of_unseen,
+)
 from revetly_core.connectors.tracker_types import item_type
 from revetly_core.model import Artifact, HistoryEntry
 
@@ -222,19 +230,6 @@ def relation_links(relations: object, own: int) -> dict[str, list[int]]:
     return out
 
 
-class BadItem(ValueError):
-    """A work item whose fields do not have Azure DevOps' shapes."""
-
-
-def _field_text(fields: Mapping[str, Any], key: str, *, required: bool = False) -> str:
-    value = fields.get(key)
-    if value is None and not required:
-        return ""
-    if not isinstance(value, str):
-        raise BadItem(f"{key!r} is {type(value).__name__}, not text")
-    return value
-
-
 def digest(raw: Mapping[str, Any]) -> str:
     """A fingerprint of the work item as served: an unchanged item is not upserted again."""
     text = json.dumps(raw, sort_keys=True, ensure_ascii=False, default=str)
@@ -257,14 +252,14 @@ def parse_work_item(raw: Mapping[str, Any], *, settings: AzureDevOpsSettings, so
     fields = raw.get("fields")
     if not isinstance(fields, dict):
         raise BadItem("'fields' is not an object")
-    title = _field_text(fields, "System.Title", required=True).strip()
+    title = field_text(fields, "System.Title", required=True).strip()
     if not title:
         raise BadItem("'System.Title' is empty")
-    native = _field_text(fields, "System.WorkItemType", required=True).strip()
+    native = field_text(fields, "System.WorkItemType", required=True).strip()
     if not native:
         raise BadItem("'System.WorkItemType' is empty")
-    state = _field_text(fields, "System.State", required=True)
-    body = plain_text(_field_text(fields, "System.Description"))
+    state = field_text(fields, "System.State", required=True)
+    body = plain_text(field_text(fields, "System.Description"))
     if len(body.encode("utf-8", "surrogatepass")) > settings.max_body_bytes:
         raise BadItem(f"the description is over the {settings.max_body_bytes}-byte limit")
     updated = ado_time(fields.get("System.ChangedDate"))
@@ -307,7 +302,7 @@ def parse_work_item(raw: Mapping[str, Any], *, settings: AzureDevOpsSettings, so
     return Artifact(
         id=f"{prefix}-{number}", type=reading.type, title=title, source=source_id,
         project=project, body=body, status=status_of(state, type_states),
-        criteria=criteria_of(_field_text(fields, "Microsoft.VSTS.Common.AcceptanceCriteria")),
+        criteria=criteria_of(field_text(fields, "Microsoft.VSTS.Common.AcceptanceCriteria")),
         parent=declared.get("parent"), owner=owner, metadata=metadata,
         source_path=work_item_path(number),
         source_uri=web_url(settings, number), blob=digest(raw),
@@ -325,7 +320,7 @@ def revision_entry(raw: Mapping[str, Any]) -> tuple[int, HistoryEntry]:
     at = ado_time(fields.get("System.ChangedDate"))
     if not isinstance(number, int) or not isinstance(rev, int) or at is None:
         raise BadItem("a revision without its work item, number or time")
-    comment = plain_text(_field_text(fields, "System.History"))
+    comment = plain_text(field_text(fields, "System.History"))
     first = next((ln.strip() for ln in comment.splitlines() if ln.strip()), "")
     state = fields.get("System.State")
     summary: str | None
@@ -387,7 +382,7 @@ class _Read:
     stop: TrackerStop | None = None
 
 
-class AzureDevOpsConnector:
+class AzureDevOpsConnector(TrackerSource):
     """Reads one declared project's work items and their revisions; ``transport`` is httpx's
     seam."""
 
@@ -395,26 +390,13 @@ class AzureDevOpsConnector:
                  transport: httpx.BaseTransport | None = None, sleep: Sleep = time.sleep,
                  clock: Callable[[], float] = time.time,
                  environ: Mapping[str, str] = os.environ) -> None:
+        super().__init__(azure_devops_source_id(settings.name),
+                         settings.revetly_project or config.default_project,
+                         transport=transport, sleep=sleep, clock=clock, environ=environ)
         self.settings = settings
-        self.source_id = azure_devops_source_id(settings.name)
-        self.project = settings.revetly_project or config.default_project
-        self.transport = transport
-        self.sleep = sleep
-        self.clock = clock
-        self.environ = environ
-        self.requests = 0
-        """Requests the last read sent (a retry counts)."""
 
     def _http(self) -> TrackerHttp:
-        headers = {"Accept": "application/json", "User-Agent": "revetly"}
-        token = self.environ.get(self.settings.token_env) if self.settings.token_env else None
-        if token:
-            headers["Authorization"] = basic_auth(token)
-        return TrackerHttp(self.settings.api_url, headers, transport=self.transport,
-                           sleep=self.sleep, clock=self.clock,
-                           max_wait_seconds=self.settings.max_wait_seconds,
-                           retries=self.settings.retries,
-                           max_response_bytes=self.settings.max_response_bytes)
+        return self.client(self.settings, JSON_HEADERS, basic_auth)
 
     def _api(self, rest: str) -> str:
         s = self.settings
@@ -443,32 +425,21 @@ class AzureDevOpsConnector:
                 self._read_items(http, ids, as_of, states, state, batch, known, seen, numbers,
                                  full=full, progress=progress)
             if state.stop is None and (ids or full or cursor.get("revisions_due")):
-                held = numbers | {int(k.id.rsplit("-", 1)[1]) for k in known.values()
-                                  if k.id.rsplit("-", 1)[-1].isdigit()}
+                held = numbers | held_numbers(known)
                 self._read_revisions(http, state, batch, held)
         finally:
-            self.requests = http.requests
-            http.close()
+            self.done_with(http)
         batch.read_count = len(seen)
         batch.cleared_paths = {LISTING_PATH} | {work_item_path(n) for n in numbers} | {
             p.path for p in batch.problems}
         if state.stop is not None:
             stop = state.stop
-            batch.partial = stop.resumable
-            batch.gaps.append(f"{stop.code}: {stop.detail}")
-            batch.problems.append(FileProblem(
-                self.source_id, LISTING_PATH, f"tracker-{stop.code}",
-                f"the read stopped: {stop.detail}; "
-                + ("the next pass resumes where it stopped" if stop.resumable
-                   else "fix the cause, then sync again"), severity="warning"))
+            record_stop(batch, LISTING_PATH, stop)
         listed_all = since is None and state.stop is None and not state.windowed
         batch.complete = listed_all
         batch.history_complete = full and state.stop is None
         if listed_all:
-            for k in sorted(known.values(), key=lambda k: k.id):
-                if not k.deleted and k.id not in seen:
-                    batch.removals.append(Removal(k.id, now, "found",
-                                                  "missing from the project's work items"))
+            batch.removals += removals_of_unseen(known, seen, now, "missing from the project's work items")
         batch.cursor = {"since": state.newest, "at_since": sorted(state.at_newest),
                         "states": {k: [[name, cat] for name, cat in v.items()]
                                    for k, v in states.items()},

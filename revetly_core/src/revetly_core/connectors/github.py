@@ -19,6 +19,7 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from revetly_core.config import Config
@@ -27,7 +28,6 @@ from revetly_core.connectors.base import (
     FileProblem,
     KnownArtifact,
     Progress,
-    Removal,
     SourceBatch,
     no_progress,
 )
@@ -44,7 +44,16 @@ from revetly_core.connectors.github_projects import (
     unmapped_problem,
     with_project,
 )
+from revetly_core.connectors.tracker_fields import BadItem as BadItem
+from revetly_core.connectors.tracker_fields import field_text
 from revetly_core.connectors.tracker_http import Sleep, TrackerHttp, TrackerStop
+from revetly_core.connectors.tracker_read import (
+    TrackerSource,
+    bearer,
+    held_numbers,
+    record_stop,
+    removals_of_unseen,
+)
 from revetly_core.connectors.tracker_types import item_type
 from revetly_core.model import Artifact, HistoryEntry
 
@@ -61,6 +70,11 @@ _CLOSING = re.compile(
     r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)?#(\d+)\b",
     re.IGNORECASE)
 _ISSUE_URL = re.compile(r"/repos/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/issues/(\d+)$")
+
+GITHUB_HEADERS: Mapping[str, str] = MappingProxyType({
+    "Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
+    "User-Agent": "revetly"})
+"""What every request to the GitHub REST API sends (the API version it is written for)."""
 
 
 def github_source_id(name: str) -> str:
@@ -118,19 +132,6 @@ def iso_time(value: object) -> str | None:
     return when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class BadItem(ValueError):
-    """An item whose fields do not have GitHub's shapes."""
-
-
-def _text(raw: Mapping[str, Any], key: str, *, required: bool = False) -> str:
-    value = raw.get(key)
-    if value is None and not required:
-        return ""
-    if not isinstance(value, str):
-        raise BadItem(f"{key!r} is {type(value).__name__}, not text")
-    return value
-
-
 def _names(raw: Mapping[str, Any], key: str, name_key: str) -> list[str]:
     value = raw.get(key) or []
     if not isinstance(value, list):
@@ -166,13 +167,13 @@ def parse_issue(raw: Mapping[str, Any], *, settings: GitHubSettings, source_id: 
     number = raw.get("number")
     if not isinstance(number, int) or isinstance(number, bool) or number < 1:
         raise BadItem("'number' is not a positive integer")
-    title = _text(raw, "title", required=True).strip()
+    title = field_text(raw, "title", required=True).strip()
     if not title:
         raise BadItem("'title' is empty")
-    body = _text(raw, "body")
+    body = field_text(raw, "body")
     if len(body.encode("utf-8", "surrogatepass")) > settings.max_body_bytes:
         raise BadItem(f"the body is over the {settings.max_body_bytes}-byte limit")
-    state = _text(raw, "state", required=True)
+    state = field_text(raw, "state", required=True)
     if state not in ("open", "closed"):
         raise BadItem(f"'state' is {state!r}, not open or closed")
     reason = raw.get("state_reason")
@@ -229,7 +230,7 @@ def comment_entry(raw: Mapping[str, Any], repo: str) -> tuple[int, HistoryEntry]
     at = iso_time(raw.get("created_at"))
     if number is None or not isinstance(cid, int) or at is None:
         raise BadItem("a comment without its issue, id or time")
-    body = _text(raw, "body")
+    body = field_text(raw, "body")
     user = raw.get("user")
     author = user.get("login") if isinstance(user, dict) else None
     first = next((ln.strip() for ln in body.splitlines() if ln.strip()), "")
@@ -264,34 +265,19 @@ class _Listing:
     pages: int = 0
 
 
-class GitHubConnector:
+class GitHubConnector(TrackerSource):
     """Reads one declared repository's issues and comments; ``transport`` is httpx's seam."""
 
     def __init__(self, settings: GitHubSettings, config: Config, *,
                  transport: httpx.BaseTransport | None = None, sleep: Sleep = time.sleep,
                  clock: Callable[[], float] = time.time,
                  environ: Mapping[str, str] = os.environ) -> None:
+        super().__init__(github_source_id(settings.name), settings.project or config.default_project,
+                         transport=transport, sleep=sleep, clock=clock, environ=environ)
         self.settings = settings
-        self.source_id = github_source_id(settings.name)
-        self.project = settings.project or config.default_project
-        self.transport = transport
-        self.sleep = sleep
-        self.clock = clock
-        self.environ = environ
-        self.requests = 0
-        """Requests the last read sent (a retry counts)."""
 
     def _http(self) -> TrackerHttp:
-        headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
-                   "User-Agent": "revetly"}
-        token = self.environ.get(self.settings.token_env) if self.settings.token_env else None
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        return TrackerHttp(self.settings.api_url, headers, transport=self.transport,
-                           sleep=self.sleep, clock=self.clock,
-                           max_wait_seconds=self.settings.max_wait_seconds,
-                           retries=self.settings.retries,
-                           max_response_bytes=self.settings.max_response_bytes)
+        return self.client(self.settings, GITHUB_HEADERS, bearer)
 
     def _list(self, http: TrackerHttp, path: str, since: str | None, etag: str | None,
               on_page: Callable[[list[Any]], None]) -> _Listing:
@@ -371,35 +357,24 @@ class GitHubConnector:
                 read += taken
             comments = _Listing(newest=cursor.get("comments_since"))
             if not issues.not_modified and issues.stop is None:
-                held = numbers | {int(k.id.rsplit("-", 1)[1]) for k in known.values()
-                                  if k.id.rsplit("-", 1)[-1].isdigit()}
+                held = numbers | held_numbers(known)
                 comments = self._list(
                     http, f"/repos/{repo}/issues/comments",
                     None if full else cursor.get("comments_since"), None,
                     lambda items: self._take_comments(items, batch, held))
         finally:
-            self.requests = http.requests
-            http.close()
+            self.done_with(http)
         batch.read_count = read
         batch.cleared_paths = {LISTING_PATH} | {issue_path(n) for n in numbers} | {
             p.path for p in batch.problems}
         stop = issues.stop or refetched or comments.stop
         if stop is not None:
-            batch.partial = stop.resumable
-            batch.gaps.append(f"{stop.code}: {stop.detail}")
-            batch.problems.append(FileProblem(
-                self.source_id, LISTING_PATH, f"tracker-{stop.code}",
-                f"the read stopped: {stop.detail}; "
-                + ("the next pass resumes where it stopped" if stop.resumable
-                   else "fix the cause, then sync again"), severity="warning"))
+            record_stop(batch, LISTING_PATH, stop)
         listed_all = since is None and issues.stop is None
         batch.complete = listed_all
         batch.history_complete = full and comments.stop is None and issues.stop is None
         if listed_all:
-            for k in sorted(known.values(), key=lambda k: k.id):
-                if not k.deleted and k.id not in seen:
-                    batch.removals.append(Removal(k.id, now, "found",
-                                                  "missing from the repository's issues"))
+            batch.removals += removals_of_unseen(known, seen, now, "missing from the repository's issues")
         batch.cursor = {"since": issues.newest, "etag": issues.etag,
                         "etag_since": issues.newest if issues.newest == since else None,
                         "comments_since": comments.newest}
@@ -449,15 +424,10 @@ class GitHubConnector:
         settings = self.settings.projects_v2
         assert settings is not None and got.stop is not None
         stop = got.stop
-        batch.partial = stop.resumable
         batch.complete = False
         batch.history_complete = False
-        batch.gaps.append(f"{stop.code}: {stop.detail}")
-        batch.problems.append(FileProblem(
-            self.source_id, PROJECT_PATH, f"tracker-{stop.code}",
-            f"the project read stopped after {got.pages} page(s): {stop.detail}; "
-            + ("the next pass resumes where it stopped" if stop.resumable
-               else "fix the cause, then sync again"), severity="warning"))
+        record_stop(batch, PROJECT_PATH, stop,
+                    what=f"the project read stopped after {got.pages} page(s)")
         batch.cleared_paths = {PROJECT_PATH}
         kept = {k: v for k, v in cursor.items()
                 if k not in ("project_of", "project_after", "project_pending")}

@@ -33,7 +33,15 @@ from revetly_core.connectors.base import (
     no_progress,
 )
 from revetly_core.connectors.github import iso_time
+from revetly_core.connectors.tracker_fields import BadItem as BadItem
+from revetly_core.connectors.tracker_fields import field_text
 from revetly_core.connectors.tracker_http import Sleep, TrackerHttp, TrackerStop
+from revetly_core.connectors.tracker_read import (
+    JSON_HEADERS,
+    TrackerSource,
+    bearer,
+    record_stop,
+)
 from revetly_core.connectors.tracker_types import item_type
 from revetly_core.model import Artifact, HistoryEntry
 
@@ -116,19 +124,6 @@ def number_new_tasks(numbers: dict[str, int], tasks: Iterable[Mapping[str, Any]]
         numbers[task_id] = top
 
 
-class BadItem(ValueError):
-    """A task or note whose fields do not have Todoist's shapes."""
-
-
-def _text(raw: Mapping[str, Any], key: str, *, required: bool = False) -> str:
-    value = raw.get(key)
-    if value is None and not required:
-        return ""
-    if not isinstance(value, str):
-        raise BadItem(f"{key!r} is {type(value).__name__}, not text")
-    return value
-
-
 def _flag(raw: Mapping[str, Any], key: str) -> bool:
     value = raw.get(key, False)
     if not isinstance(value, bool):
@@ -156,10 +151,10 @@ def parse_task(raw: Mapping[str, Any], *, settings: TodoistSettings, source_id: 
     task_id = raw.get("id")
     if not isinstance(task_id, str) or not task_id or task_id not in numbers:
         raise BadItem("'id' is not a task id")
-    title = _text(raw, "content", required=True).strip()
+    title = field_text(raw, "content", required=True).strip()
     if not title:
         raise BadItem("'content' is empty")
-    body = _text(raw, "description")
+    body = field_text(raw, "description")
     if len(body.encode("utf-8", "surrogatepass")) > settings.max_body_bytes:
         raise BadItem(f"the description is over the {settings.max_body_bytes}-byte limit")
     checked = _flag(raw, "checked")
@@ -217,7 +212,7 @@ def note_entry(raw: Mapping[str, Any]) -> tuple[str, HistoryEntry]:
     at = iso_time(raw.get("posted_at"))
     if not isinstance(task_id, str) or not isinstance(note_id, str) or at is None:
         raise BadItem("a comment without its task, id or time")
-    body = _text(raw, "content")
+    body = field_text(raw, "content")
     author = raw.get("posted_uid")
     first = next((ln.strip() for ln in body.splitlines() if ln.strip()), "")
     return task_id, HistoryEntry(task_path(task_id), at, "commented", f"comment/{note_id}",
@@ -236,34 +231,21 @@ class _Completed:
     tasks: list[Any] = field(default_factory=list)
 
 
-class TodoistConnector:
+class TodoistConnector(TrackerSource):
     """Reads one declared Todoist project's tasks and comments; ``transport`` is httpx's seam."""
 
     def __init__(self, settings: TodoistSettings, config: Config, *,
                  transport: httpx.BaseTransport | None = None, sleep: Sleep = time.sleep,
                  clock: Callable[[], float] = time.time,
                  environ: Mapping[str, str] = os.environ) -> None:
+        super().__init__(todoist_source_id(settings.name),
+                         settings.revetly_project or config.default_project,
+                         transport=transport, sleep=sleep, clock=clock, environ=environ)
         self.settings = settings
-        self.source_id = todoist_source_id(settings.name)
-        self.project = settings.revetly_project or config.default_project
-        self.transport = transport
-        self.sleep = sleep
-        self.clock = clock
-        self.environ = environ
-        self.requests = 0
-        """Requests the last read sent (a retry counts)."""
 
     def http(self) -> TrackerHttp:
         """A client for ``api_url`` carrying the token (when its variable is set)."""
-        headers = {"Accept": "application/json", "User-Agent": "revetly"}
-        token = self.environ.get(self.settings.token_env) if self.settings.token_env else None
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        return TrackerHttp(self.settings.api_url, headers, transport=self.transport,
-                           sleep=self.sleep, clock=self.clock,
-                           max_wait_seconds=self.settings.max_wait_seconds,
-                           retries=self.settings.retries,
-                           max_response_bytes=self.settings.max_response_bytes)
+        return self.client(self.settings, JSON_HEADERS, bearer)
 
     def read(
         self,
@@ -301,8 +283,7 @@ class TodoistConnector:
             since = horizon if full else str(cursor.get("completed_since") or horizon)
             completed = self._completed(http, project_id, since, page, when)
         finally:
-            self.requests = http.requests
-            http.close()
+            self.done_with(http)
         self._take(batch, known, synced, completed, project_id, sections, full=full,
                    now=now, progress=progress)
         batch.cursor = {"sync_token": synced["sync_token"], "project_id": project_id,
@@ -441,14 +422,8 @@ class TodoistConnector:
 
     def _stopped(self, batch: SourceBatch, stop: TrackerStop) -> None:
         """Say why the read stopped: partial when the next pass resumes, named by check."""
-        batch.partial = batch.partial or stop.resumable
-        batch.gaps.append(f"{stop.code}: {stop.detail}")
         batch.cleared_paths.add(LISTING_PATH)
-        batch.problems.append(FileProblem(
-            self.source_id, LISTING_PATH, f"tracker-{stop.code}",
-            f"the read stopped: {stop.detail}; "
-            + ("the next pass resumes where it stopped" if stop.resumable
-               else "fix the cause, then sync again"), severity="warning"))
+        record_stop(batch, LISTING_PATH, stop)
 
 
 def _when(text: str) -> dt.datetime:

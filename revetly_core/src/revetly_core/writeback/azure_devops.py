@@ -33,8 +33,9 @@ from revetly_core.connectors.azure_devops import (
     states_categories,
     web_url,
 )
-from revetly_core.connectors.tracker_http import Sleep, TrackerHttp, TrackerStop
+from revetly_core.connectors.tracker_http import Sleep, TrackerStop
 from revetly_core.refusal import Refusal
+from revetly_core.writeback.http_writer import HttpWriter, claim_landed, failed, upsert_by_marker
 from revetly_core.writeback.markers import carries, claim_marker
 from revetly_core.writeback.protocol import (
     STEP_CLAIM,
@@ -83,47 +84,17 @@ def state_patch(state: str) -> list[dict[str, Any]]:
     return [{"op": "add", "path": "/fields/System.State", "value": state}]
 
 
-def failed(exc: TrackerStop) -> WritebackFailed:
-    return WritebackFailed(exc.code, exc.detail)
-
-
-class AzureDevOpsWriter:
+class AzureDevOpsWriter(HttpWriter[AzureDevOpsSettings]):
     """Writes back to one declared project; ``transport`` is httpx's seam."""
 
     keeps_claims = True
+    authorization = staticmethod(basic_auth)
 
     def __init__(self, settings: AzureDevOpsSettings, *, transport: Any = None,
                  environ: Mapping[str, str] = os.environ, sleep: Sleep = time.sleep) -> None:
-        self.settings = settings
-        self.sleep = sleep
-        self.source = azure_devops_source_id(settings.name)
-        self.transport = transport
-        self.environ = environ
-        self._http: TrackerHttp | None = None
+        super().__init__(settings, azure_devops_source_id(settings.name), transport=transport,
+                         environ=environ, sleep=sleep)
         self._comment_of: dict[str, str] = {}
-
-    @property
-    def requests(self) -> int:
-        """Requests sent so far (a retry counts)."""
-        return self._http.requests if self._http is not None else 0
-
-    def http(self) -> TrackerHttp:
-        if self._http is None:
-            headers = {"Accept": "application/json", "User-Agent": "revetly"}
-            token = self.environ.get(self.settings.token_env) if self.settings.token_env \
-                else None
-            if token:
-                headers["Authorization"] = basic_auth(token)
-            self._http = TrackerHttp(self.settings.api_url, headers, transport=self.transport,
-                                     sleep=self.sleep,
-                                     max_wait_seconds=self.settings.max_wait_seconds,
-                                     retries=self.settings.retries,
-                                     max_response_bytes=self.settings.max_response_bytes)
-        return self._http
-
-    def close(self) -> None:
-        if self._http is not None:
-            self._http.close()
 
     def _wit(self, rest: str) -> str:
         s = self.settings
@@ -218,21 +189,18 @@ class AzureDevOpsWriter:
                        post_if_missing: bool = True) -> Landed:
         """Edit the comment carrying ``marker`` in place, else post it (once), as Markdown."""
         params = {"format": "markdown", "api-version": COMMENTS_API_VERSION}
-        try:
-            known = self._comment_of.get(marker)
-            found = {"id": known} if known else self.find_comment(item, marker)
-            if found is not None:
-                data = self.http().send("PATCH", f"{self._comments(item)}/{found['id']}",
-                                        {"text": text}, idempotent=True, params=params).data
-                action = "edited"
-            elif post_if_missing:
-                data = self.http().send("POST", self._comments(item), {"text": text},
-                                        idempotent=False, params=params).data
-                action = "posted"
-            else:
-                return Landed(step, "unchanged", detail="no claim comment to release")
-        except TrackerStop as exc:
-            raise failed(exc) from None
+        known = self._comment_of.get(marker)
+        wrote = upsert_by_marker(
+            lambda: {"id": known} if known else self.find_comment(item, marker),
+            lambda found: self.http().send("PATCH", f"{self._comments(item)}/{found['id']}",
+                                           {"text": text}, idempotent=True,
+                                           params=params).data,
+            lambda: self.http().send("POST", self._comments(item), {"text": text},
+                                     idempotent=False, params=params).data,
+            post_if_missing=post_if_missing)
+        if wrote is None:
+            return Landed(step, "unchanged", detail="no claim comment to release")
+        action, data = wrote
         if not isinstance(data, dict) or not isinstance(data.get("id"), int):
             raise WritebackFailed("malformed", "the comment answer has no id")
         self._comment_of[marker] = str(data["id"])
@@ -240,11 +208,8 @@ class AzureDevOpsWriter:
         return Landed(step, action, str(data["id"]), url if isinstance(url, str) else None)
 
     def keep_claim(self, item: RemoteItem, text: str, *, held: bool) -> Landed:
-        landed = self.upsert_comment(item, text, claim_marker(item.artifact_id), STEP_CLAIM,
-                                     post_if_missing=held)
-        if not held and landed.action == "edited":
-            return Landed(STEP_CLAIM, "released", landed.ref, landed.url)
-        return landed
+        return claim_landed(self.upsert_comment(item, text, claim_marker(item.artifact_id),
+                                                STEP_CLAIM, post_if_missing=held), held=held)
 
     def post_note(self, item: RemoteItem, text: str, *, marker: str) -> Landed:
         return self.upsert_comment(item, text, marker, STEP_DELIVERY_NOTE)

@@ -22,9 +22,10 @@ from typing import Any
 from urllib.parse import quote
 
 from revetly_core.config import GitHubConnector as GitHubSettings
-from revetly_core.connectors.github import github_source_id
-from revetly_core.connectors.tracker_http import Page, Sleep, TrackerHttp, TrackerStop
+from revetly_core.connectors.github import GITHUB_HEADERS, github_source_id
+from revetly_core.connectors.tracker_http import Page, Sleep, TrackerStop
 from revetly_core.refusal import Refusal
+from revetly_core.writeback.http_writer import HttpWriter, claim_landed, failed, upsert_by_marker
 from revetly_core.writeback.markers import carries, claim_marker
 from revetly_core.writeback.protocol import (
     STEP_CLAIM,
@@ -63,49 +64,18 @@ def has_label(labels: object, name: str) -> bool:
                for lb in labels)
 
 
-def failed(exc: TrackerStop) -> WritebackFailed:
-    return WritebackFailed(exc.code, exc.detail)
-
-
-class GitHubWriter:
+class GitHubWriter(HttpWriter[GitHubSettings]):
     """Writes back to one declared repository; ``transport`` is httpx's seam."""
 
     keeps_claims = True
+    HEADERS = GITHUB_HEADERS
 
     def __init__(self, settings: GitHubSettings, *, transport: Any = None,
                  environ: Mapping[str, str] = os.environ, sleep: Sleep = time.sleep) -> None:
-        self.settings = settings
-        self.sleep = sleep
-        self.source = github_source_id(settings.name)
-        self.transport = transport
-        self.environ = environ
-        self._http: TrackerHttp | None = None
+        super().__init__(settings, github_source_id(settings.name), transport=transport,
+                         environ=environ, sleep=sleep)
         self._listed: dict[str, list[dict[str, Any]]] = {}
         """Issue number -> its comments, as listed (and written) during this write."""
-
-    @property
-    def requests(self) -> int:
-        """Requests sent so far (a retry counts)."""
-        return self._http.requests if self._http is not None else 0
-
-    def http(self) -> TrackerHttp:
-        if self._http is None:
-            headers = {"Accept": "application/vnd.github+json",
-                       "X-GitHub-Api-Version": "2022-11-28", "User-Agent": "revetly"}
-            token = self.environ.get(self.settings.token_env) if self.settings.token_env \
-                else None
-            if token:
-                headers["Authorization"] = f"Bearer {token}"
-            self._http = TrackerHttp(self.settings.api_url, headers, transport=self.transport,
-                                     sleep=self.sleep,
-                                     max_wait_seconds=self.settings.max_wait_seconds,
-                                     retries=self.settings.retries,
-                                     max_response_bytes=self.settings.max_response_bytes)
-        return self._http
-
-    def close(self) -> None:
-        if self._http is not None:
-            self._http.close()
 
     def _issue(self, item: RemoteItem) -> str:
         return f"/repos/{self.settings.repo}/issues/{quote(item.native_id, safe='')}"
@@ -174,21 +144,17 @@ class GitHubWriter:
     def upsert_comment(self, item: RemoteItem, text: str, marker: str, step: str, *,
                        post_if_missing: bool = True) -> Landed:
         """Edit the comment carrying ``marker`` in place, else post it (once)."""
-        try:
-            found = self.find_comment(item, marker)
-            if found is not None:
-                data = self.http().send(
-                    "PATCH", f"/repos/{self.settings.repo}/issues/comments/{found['id']}",
-                    {"body": text}, idempotent=True).data
-                action = "edited"
-            elif post_if_missing:
-                data = self.http().send("POST", f"{self._issue(item)}/comments",
-                                        {"body": text}, idempotent=False).data
-                action = "posted"
-            else:
-                return Landed(step, "unchanged", detail="no claim comment to release")
-        except TrackerStop as exc:
-            raise failed(exc) from None
+        wrote = upsert_by_marker(
+            lambda: self.find_comment(item, marker),
+            lambda found: self.http().send(
+                "PATCH", f"/repos/{self.settings.repo}/issues/comments/{found['id']}",
+                {"body": text}, idempotent=True).data,
+            lambda: self.http().send("POST", f"{self._issue(item)}/comments",
+                                     {"body": text}, idempotent=False).data,
+            post_if_missing=post_if_missing)
+        if wrote is None:
+            return Landed(step, "unchanged", detail="no claim comment to release")
+        action, data = wrote
         if not isinstance(data, dict) or not isinstance(data.get("id"), int):
             raise WritebackFailed("malformed", "the comment answer has no id")
         listed = self._listed.get(item.native_id)
@@ -199,11 +165,8 @@ class GitHubWriter:
         return Landed(step, action, str(data["id"]), url if isinstance(url, str) else None)
 
     def keep_claim(self, item: RemoteItem, text: str, *, held: bool) -> Landed:
-        landed = self.upsert_comment(item, text, claim_marker(item.artifact_id), STEP_CLAIM,
-                                     post_if_missing=held)
-        if not held and landed.action == "edited":
-            return Landed(STEP_CLAIM, "released", landed.ref, landed.url)
-        return landed
+        return claim_landed(self.upsert_comment(item, text, claim_marker(item.artifact_id),
+                                                STEP_CLAIM, post_if_missing=held), held=held)
 
     def post_note(self, item: RemoteItem, text: str, *, marker: str) -> Landed:
         return self.upsert_comment(item, text, marker, STEP_DELIVERY_NOTE)

@@ -25,8 +25,9 @@ from urllib.parse import quote
 
 from revetly_core.config import TodoistConnector as TodoistSettings
 from revetly_core.connectors.todoist import todoist_source_id
-from revetly_core.connectors.tracker_http import Sleep, TrackerHttp, TrackerStop
+from revetly_core.connectors.tracker_http import Sleep, TrackerStop
 from revetly_core.refusal import Refusal
+from revetly_core.writeback.http_writer import HttpWriter, failed, upsert_by_marker
 from revetly_core.writeback.markers import carries, claim_marker
 from revetly_core.writeback.protocol import (
     STEP_CLAIM,
@@ -61,43 +62,16 @@ def cannot_hold(item: RemoteItem, source: str, status: str) -> Refusal:
                    {"id": item.artifact_id, "source": source, "status": status})
 
 
-class TodoistWriter:
+class TodoistWriter(HttpWriter[TodoistSettings]):
     """Writes back to one declared Todoist project; ``transport`` is httpx's seam."""
 
     keeps_claims = False
 
     def __init__(self, settings: TodoistSettings, *, transport: Any = None,
                  environ: Mapping[str, str] = os.environ, sleep: Sleep = time.sleep) -> None:
-        self.settings = settings
-        self.sleep = sleep
-        self.source = todoist_source_id(settings.name)
-        self.transport = transport
-        self.environ = environ
-        self._http: TrackerHttp | None = None
+        super().__init__(settings, todoist_source_id(settings.name), transport=transport,
+                         environ=environ, sleep=sleep)
         self._notes: dict[str, str] = {}
-
-    @property
-    def requests(self) -> int:
-        """Requests sent so far (a retry counts)."""
-        return self._http.requests if self._http is not None else 0
-
-    def http(self) -> TrackerHttp:
-        if self._http is None:
-            headers = {"Accept": "application/json", "User-Agent": "revetly"}
-            token = self.environ.get(self.settings.token_env) if self.settings.token_env \
-                else None
-            if token:
-                headers["Authorization"] = f"Bearer {token}"
-            self._http = TrackerHttp(self.settings.api_url, headers, transport=self.transport,
-                                     sleep=self.sleep,
-                                     max_wait_seconds=self.settings.max_wait_seconds,
-                                     retries=self.settings.retries,
-                                     max_response_bytes=self.settings.max_response_bytes)
-        return self._http
-
-    def close(self) -> None:
-        if self._http is not None:
-            self._http.close()
 
     def _task(self, item: RemoteItem) -> str:
         return f"/tasks/{quote(item.native_id, safe='')}"
@@ -115,7 +89,7 @@ class TodoistWriter:
         try:
             self.http().send("POST", f"{self._task(item)}/{action}", idempotent=True)
         except TrackerStop as exc:
-            raise WritebackFailed(exc.code, exc.detail) from None
+            raise failed(exc) from None
         return Landed(STEP_STATUS, "set", item.native_id,
                       f"https://app.todoist.com/app/task/{item.native_id}",
                       "closed" if action == "close" else "reopened")
@@ -144,22 +118,19 @@ class TodoistWriter:
     def upsert_comment(self, item: RemoteItem, text: str, marker: str, step: str, *,
                        post_if_missing: bool = True) -> Landed:
         """Edit the comment carrying ``marker`` in place, else post it (once)."""
-        try:
-            known = self._notes.get(marker)
-            found = {"id": known} if known else self.find_comment(item, marker)
-            if found is not None:
-                data = self.http().send("POST", f"/comments/{quote(str(found['id']), safe='')}",
-                                        {"content": text}, idempotent=True).data
-                action = "edited"
-            elif post_if_missing:
-                data = self.http().send("POST", "/comments",
-                                        {"task_id": item.native_id, "content": text},
-                                        idempotent=False).data
-                action = "posted"
-            else:
-                return Landed(step, "unchanged", detail="no note to release")
-        except TrackerStop as exc:
-            raise WritebackFailed(exc.code, exc.detail) from None
+        known = self._notes.get(marker)
+        wrote = upsert_by_marker(
+            lambda: {"id": known} if known else self.find_comment(item, marker),
+            lambda found: self.http().send(
+                "POST", f"/comments/{quote(str(found['id']), safe='')}", {"content": text},
+                idempotent=True).data,
+            lambda: self.http().send("POST", "/comments",
+                                     {"task_id": item.native_id, "content": text},
+                                     idempotent=False).data,
+            post_if_missing=post_if_missing)
+        if wrote is None:
+            return Landed(step, "unchanged", detail="no note to release")
+        action, data = wrote
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
             raise WritebackFailed("malformed", "the comment answer has no id")
         self._notes[marker] = data["id"]
