@@ -168,6 +168,9 @@ class GitHubConnector:
     api_url: str = "https://api.github.com"
     token_env: str | None = None
     """The environment variable holding the token (unset: anonymous)."""
+    token_file: str | None = None
+    """A credential file holding the token (absolute or ~ path, mode 0600): instead of
+    ``token_env``, never beside it."""
     project: str | None = None
     types: dict[str, list[str]] = field(default_factory=dict)
     """Artifact type -> the labels or GitHub issue-type names that make an item that type."""
@@ -199,6 +202,9 @@ class AzureDevOpsConnector:
     api_url: str = "https://dev.azure.com"
     token_env: str | None = None
     """The environment variable holding the personal access token (unset: anonymous)."""
+    token_file: str | None = None
+    """A credential file holding the token (absolute or ~ path, mode 0600): instead of
+    ``token_env``, never beside it."""
     area: str | None = None
     """An area path: only work items under it are read."""
     revetly_project: str | None = None
@@ -228,6 +234,9 @@ class TodoistConnector:
     api_url: str = "https://api.todoist.com/api/v1"
     token_env: str | None = None
     """The environment variable holding the token (Todoist has no anonymous reads)."""
+    token_file: str | None = None
+    """A credential file holding the token (absolute or ~ path, mode 0600): instead of
+    ``token_env``, never beside it."""
     revetly_project: str | None = None
     """The Revetly project its tasks belong to (unset: the instance's default project)."""
     types: dict[str, list[str]] = field(default_factory=dict)

@@ -212,7 +212,17 @@ class GitHubProjectsV2(_Strict):
         return value
 
 
-class GitHubConnector(_Strict):
+class _TrackerSettings(_Strict):
+    """What every tracker source checks of its token: one source of it at the most."""
+
+    @model_validator(mode="after")
+    def _one_token_source(self) -> _TrackerSettings:
+        if getattr(self, "token_env", None) and getattr(self, "token_file", None):
+            raise ValueError("declare token_env or token_file, not both")
+        return self
+
+
+class GitHubConnector(_TrackerSettings):
     """A GitHub repository's issues, read over the REST API (docs/sources.md)."""
 
     name: str
@@ -220,6 +230,7 @@ class GitHubConnector(_Strict):
     prefix: str
     api_url: str = "https://api.github.com"
     token_env: str | None = None
+    token_file: str | None = None
     project: str | None = None
     types: dict[str, list[str]] = Field(default_factory=dict)
     in_progress_label: str = "in-progress"
@@ -262,6 +273,14 @@ class GitHubConnector(_Strict):
             raise ValueError(f"{value!r} must be an environment variable's name")
         return value
 
+    @field_validator("token_file")
+    @classmethod
+    def _token_file(cls, value: str | None) -> str | None:
+        if value is not None and (not value.startswith(("/", "~")) or "\0" in value):
+            raise ValueError(f"{value!r} must be an absolute path or start with ~ (a credential "
+                             "file outside the instance)")
+        return value
+
     @field_validator("types")
     @classmethod
     def _types(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -278,7 +297,7 @@ class GitHubConnector(_Strict):
 
 # -- [[connectors.azure-devops]] (issue 17, the Azure DevOps source) --------------------------
 
-_GITHUB_RULED = ("name", "prefix", "api_url", "token_env", "types")
+_GITHUB_RULED = ("name", "prefix", "api_url", "token_env", "token_file", "types")
 """The settings every tracker source checks as `[[connectors.github]]` does."""
 
 
@@ -290,7 +309,7 @@ def _as_github(cls: Any, value: Any, info: ValidationInfo) -> Any:
 _ADO_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]*$")
 
 
-class AzureDevOpsConnector(_Strict):
+class AzureDevOpsConnector(_TrackerSettings):
     """An Azure DevOps project's work items, read over the REST API (docs/sources.md)."""
 
     name: str
@@ -299,6 +318,7 @@ class AzureDevOpsConnector(_Strict):
     prefix: str
     api_url: str = "https://dev.azure.com"
     token_env: str | None = None
+    token_file: str | None = None
     area: str | None = None
     revetly_project: str | None = None
     types: dict[str, list[str]] = Field(default_factory=dict)
@@ -330,7 +350,7 @@ class AzureDevOpsConnector(_Strict):
 
 # -- [[connectors.todoist]] (issue 17, the Todoist source) ------------------------------------
 
-class TodoistConnector(_Strict):
+class TodoistConnector(_TrackerSettings):
     """One Todoist project's tasks, read over Todoist's API v1 (docs/sources.md)."""
 
     name: str
@@ -338,6 +358,7 @@ class TodoistConnector(_Strict):
     prefix: str
     api_url: str = "https://api.todoist.com/api/v1"
     token_env: str | None = None
+    token_file: str | None = None
     revetly_project: str | None = None
     types: dict[str, list[str]] = Field(default_factory=dict)
     completed_days: int = Field(default=365, ge=0, le=36_500)

@@ -4,8 +4,11 @@ stopped read told as a warning on the batch."""
 
 from __future__ import annotations
 
+import os
+import stat
 import time
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Protocol
 
@@ -29,6 +32,8 @@ class TrackerClientSettings(Protocol):
     @property
     def token_env(self) -> str | None: ...
     @property
+    def token_file(self) -> str | None: ...
+    @property
     def max_wait_seconds(self) -> int: ...
     @property
     def retries(self) -> int: ...
@@ -41,14 +46,66 @@ def bearer(token: str) -> str:
     return f"Bearer {token}"
 
 
+MAX_TOKEN_FILE_BYTES = 64 * 1024
+"""A credential file larger than this holds no token: it is refused unread."""
+
+
+class TokenFileRefused(ValueError):
+    """A declared credential file that cannot be used: missing, readable by others, too large
+    or empty. Its message names the file and the fix, never the file's content."""
+
+
+def token_file_problem(mode: int, size: int) -> str | None:
+    """Why a credential file with this mode and size is refused (None: usable): it must be a
+    regular file only its owner can read or write (0600 or stricter), holding a token."""
+    if not stat.S_ISREG(mode):
+        return "is not a regular file"
+    if mode & 0o077:
+        return f"is open to others (mode {stat.S_IMODE(mode):04o}); chmod 600 it"
+    if size > MAX_TOKEN_FILE_BYTES:
+        return f"is {size} bytes, more than a token ({MAX_TOKEN_FILE_BYTES} at most)"
+    if size == 0:
+        return "is empty"
+    return None
+
+
+def read_token_file(path: str) -> str:
+    """The token a credential file holds (surrounding space stripped), checked by
+    :func:`token_file_problem` before a byte is read."""
+    where = Path(path).expanduser()
+    try:
+        with open(where, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            problem = token_file_problem(info.st_mode, info.st_size)
+            data = b"" if problem else handle.read(MAX_TOKEN_FILE_BYTES + 1)
+    except OSError as exc:
+        raise TokenFileRefused(f"the token file {where} cannot be read ({exc.strerror})") from None
+    token = data.decode("utf-8", "replace").strip()
+    if problem is None and not token:
+        problem = "holds only space"
+    if problem is not None:
+        raise TokenFileRefused(f"the token file {where} {problem}")
+    return token
+
+
+def source_token(settings: TrackerClientSettings, environ: Mapping[str, str]) -> str | None:
+    """The token of a tracker source: its ``token_env`` variable's value, else the content of its
+    ``token_file``, else None (anonymous)."""
+    if settings.token_env:
+        return environ.get(settings.token_env) or None
+    if settings.token_file:
+        return read_token_file(settings.token_file)
+    return None
+
+
 def tracker_client(settings: TrackerClientSettings, headers: Mapping[str, str],
                    authorization: Callable[[str], str], environ: Mapping[str, str], *,
                    transport: httpx.BaseTransport | None = None, sleep: Sleep = time.sleep,
                    clock: Clock = time.time) -> TrackerHttp:
-    """A client for ``api_url`` with ``headers``, carrying the token as ``authorization``
-    renders it when the settings' token variable is set in ``environ``."""
+    """A client for ``api_url`` with ``headers``, carrying the source's token
+    (:func:`source_token`) as ``authorization`` renders it."""
     sent = dict(headers)
-    token = environ.get(settings.token_env) if settings.token_env else None
+    token = source_token(settings, environ)
     if token:
         sent["Authorization"] = authorization(token)
     return TrackerHttp(settings.api_url, sent, transport=transport, sleep=sleep, clock=clock,
