@@ -31,6 +31,14 @@ from revetly_core.refusal import Refusal
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
+def source_name(value: str) -> str:
+    """A declared source's name: letters, digits, '.', '_' or '-' (it becomes part of the
+    source id)."""
+    if not _NAME.match(value):
+        raise ValueError("use letters, digits, '.', '_' or '-'")
+    return value
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -68,9 +76,7 @@ class CommitsConnector(_Strict):
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
-        if not _NAME.match(value):
-            raise ValueError("use letters, digits, '.', '_' or '-'")
-        return value
+        return source_name(value)
 
 
 class _SourceRepo(_Strict):
@@ -85,9 +91,7 @@ class _SourceRepo(_Strict):
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
-        if not _NAME.match(value):
-            raise ValueError("use letters, digits, '.', '_' or '-'")
-        return value
+        return source_name(value)
 
     @field_validator("folder")
     @classmethod
@@ -243,9 +247,7 @@ class GitHubConnector(_TrackerSettings):
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
-        if not _NAME.match(value):
-            raise ValueError("use letters, digits, '.', '_' or '-'")
-        return value
+        return source_name(value)
 
     @field_validator("repo")
     @classmethod
