@@ -69,6 +69,20 @@ def test_doctor_exits_1_on_a_warning(tmp_path: Path) -> None:
     assert "not-synced" in out.stdout
 
 
+def test_doctor_names_a_refused_origin_and_the_setting_in_its_fix(synced: Path) -> None:
+    from revetly_core.auth import AuditLog
+    from revetly_core.auth.origins import origin_refused_line
+
+    config = synced / "revetly.toml"
+    config.write_text(config.read_text() + '\n[auth]\naudit_log = ".revetly/audit.jsonl"\n')
+    AuditLog(synced / ".revetly" / "audit.jsonl").append(
+        origin_refused_line("https://chat.example.com", "POST", "/mcp"))
+    out = revetly("doctor", "--instance", str(synced), env={"COLUMNS": "200"})
+    assert out.returncode == 1, out.stderr
+    assert "Served endpoint" in out.stdout and "refused: https://chat.example.com x1" in out.stdout
+    assert "origin-refused" in out.stdout
+
+
 def test_audit_links_and_migrate_dry_run(synced: Path) -> None:
     audit = json.loads(revetly("audit-links", "--instance", str(synced), "--json").stdout)
     assert set(audit["by_method"]) >= {"explicit-ref", "title-mention", "declared", "inferred"}

@@ -10,6 +10,7 @@ from revetly_core.answers import (
     BackfillAnswer,
     BackfillPlan,
     DoctorAnswer,
+    DoctorServed,
     ManualTopics,
     MigrateAnswer,
     StoppedEvent,
@@ -18,7 +19,7 @@ from revetly_core.answers import (
 from rich.console import Console
 from rich.table import Table
 
-from revetly_cli.render_text import untrusted
+from revetly_cli.render_text import untrusted, visible
 from revetly_cli.render_time import when
 
 
@@ -82,6 +83,7 @@ def render_doctor(console: Console, p: DoctorAnswer) -> None:
         _indented(console, f"gate: {line['gate']}")
         for need in line["needs"]:
             _indented(console, f"needs: {need}")
+    _render_served(console, p["served"])
     if p["warnings"]:
         console.print("\n[bold]Warnings[/bold]")
         for w in p["warnings"]:
@@ -89,6 +91,23 @@ def render_doctor(console: Console, p: DoctorAnswer) -> None:
             _indented(console, f"fix: {w['fix']}")
     else:
         console.print("\n[green]no warnings[/green]")
+
+
+def _render_served(console: Console, served: DoctorServed) -> None:
+    console.print("\n[bold]Served endpoint[/bold] (page callers)")
+    _indented(console, f"public url: {visible(served['public_url'] or 'none declared')}", 2)
+    origins = ", ".join(served["allowed_origins"]) or "none (only the endpoint's own)"
+    _indented(console, f"allowed origins: {visible(origins)}", 2)
+    refused = served["origins_refused"]
+    if refused is None:
+        _indented(console, "refused origins: not known (declare [auth] audit_log to record them)",
+                  2)
+    elif not refused:
+        _indented(console, f"refused origins: none in {visible(served['audit_log'] or '')}", 2)
+    else:
+        for entry in refused:
+            _indented(console, f"refused: {visible(entry['origin'])} x{entry['refused']}, last "
+                               f"{when(entry['last_at'])}", 2)
 
 
 def render_backfill(console: Console, p: BackfillPlan | BackfillAnswer) -> None:

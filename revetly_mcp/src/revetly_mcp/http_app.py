@@ -39,11 +39,21 @@ from revetly_core.auth import (
     resource_url,
     transport_error_body,
 )
+from revetly_core.auth.origins import (
+    CORS_EXPOSED_HEADERS,
+    CORS_METHODS,
+    CORS_REQUEST_HEADERS,
+    normal_origin,
+    origin_allowed,
+    origin_refusal_body,
+    origin_refused_line,
+)
 from revetly_core.auth.review_links import review_base_url
 from revetly_core.config import Config
 from revetly_core.writes.gate import ClientDeclaration
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -92,24 +102,39 @@ def current_caller() -> Caller:
 
 class OriginGuard:
     """[served] allowed_origins on every request: an Origin neither declared nor the
-    endpoint's own is answered 403 naming the setting (a request with no Origin passes)."""
+    endpoint's own is answered 403 naming the setting, and the refusal is audited (a request
+    with no Origin passes)."""
 
-    def __init__(self, app: ASGIApp, allowed: set[str]) -> None:
+    def __init__(self, app: ASGIApp, allowed: set[str], audit: AuditLog | None = None) -> None:
         self.app = app
-        self.allowed = {o.rstrip("/").lower() for o in allowed}
+        self.allowed = allowed
+        self.audit = audit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             origin = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"origin"),
                           None)
-            if origin is not None and origin.rstrip("/").lower() not in self.allowed:
-                body = {"error": "origin_refused",
-                        "detail": f"requests from {origin} are not accepted here",
-                        "fix": "add the origin to [served] allowed_origins in revetly.toml",
-                        "setting": "served.allowed_origins"}
-                await JSONResponse(body, status_code=403)(scope, receive, send)
+            if not origin_allowed(origin, self.allowed):
+                assert origin is not None
+                log.warning("refused a request from origin %r: not in [served] allowed_origins",
+                            origin[:200])
+                if self.audit is not None:
+                    self.audit.append(origin_refused_line(origin, scope.get("method", ""),
+                                                          scope.get("path", "")))
+                await JSONResponse(origin_refusal_body(origin), status_code=403)(
+                    scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+def page_callers(app: ASGIApp, declared: list[str]) -> ASGIApp:
+    """CORS for the declared origins on the MCP path: a page there may send the transport's
+    headers and read its session id back (without which it loses its session at call two)."""
+    if not declared:
+        return app
+    return CORSMiddleware(app, allow_origins=[normal_origin(o) for o in declared],
+                          allow_methods=list(CORS_METHODS), allow_headers=list(CORS_REQUEST_HEADERS),
+                          expose_headers=list(CORS_EXPOSED_HEADERS), max_age=600)
 
 
 class HttpRevetlyServer(RevetlyServer):
@@ -249,7 +274,7 @@ def build_http_app(engine: Engine, address: Address, *, project: str | None = No
                           base=review_base_url(address.resource, address.path), core=server.core)
         server.gate.serve_url_gate(page)
         routes += page.routes()
-    routes.append(Mount("/", app=inner))
+    routes.append(Mount("/", app=page_callers(inner, list(config.served.allowed_origins))))
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -260,7 +285,7 @@ def build_http_app(engine: Engine, address: Address, *, project: str | None = No
 
     allowed = address.origins | set(config.served.allowed_origins)
     return Starlette(routes=routes, lifespan=lifespan,
-                     middleware=[Middleware(OriginGuard, allowed=allowed)])
+                     middleware=[Middleware(OriginGuard, allowed=allowed, audit=audit)])
 
 
 def address_of(config: Config, host: str | None, port: int | None, path: str | None) -> Address:

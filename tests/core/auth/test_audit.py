@@ -64,3 +64,13 @@ def test_a_relative_audit_log_lives_inside_the_instance(tmp_path: Path) -> None:
 
     assert audit_log_path(tmp_path, ".revetly/audit.jsonl") == tmp_path / ".revetly" / "audit.jsonl"
     assert audit_log_path(tmp_path, "/var/log/revetly.jsonl") == Path("/var/log/revetly.jsonl")
+
+
+def test_reading_the_log_back_reads_only_its_newest_bytes(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path / "audit.jsonl")
+    for i in range(200):
+        log.append({"n": i, "pad": "p" * 40})
+    newest = log.lines(max_bytes=1000)
+    assert newest and newest[-1]["n"] == 199 and len(newest) < 20
+    assert [x["n"] for x in newest] == list(range(200 - len(newest), 200))  # no cut line kept
+    assert len(log.lines()) == 200

@@ -150,3 +150,43 @@ def test_only_errors_make_the_source_problems_warning(tmp_path: Path) -> None:
     finally:
         store.close()
     assert held["problems"] == 3 and held["errors"] == 1
+
+
+def _declare(inst: Instance, toml: str) -> None:
+    config = inst.root / "revetly.toml"
+    config.write_text(config.read_text() + "\n" + toml)
+
+
+def test_doctor_lists_the_declared_origins_and_cannot_know_refusals_without_an_audit_log(
+        floored: Instance) -> None:
+    _declare(floored, '[served]\nallowed_origins = ["https://chat.example.com"]\n')
+    served = floored.engine().doctor()["served"]
+    assert served["allowed_origins"] == ["https://chat.example.com"]
+    assert served["audit_log"] is None and served["origins_refused"] is None
+
+
+def test_doctor_warns_of_each_origin_the_endpoint_refused_until_it_is_declared(
+        floored: Instance) -> None:
+    from revetly_core.auth import AuditLog
+    from revetly_core.auth.origins import origin_refused_line
+
+    _declare(floored, '[auth]\naudit_log = ".revetly/audit.jsonl"\n')
+    log = AuditLog(floored.root / ".revetly" / "audit.jsonl")
+    for _ in range(3):
+        log.append(origin_refused_line("https://chat.example.com", "POST", "/mcp"))
+    report = floored.engine().doctor()
+    (refused,) = report["served"]["origins_refused"]
+    assert refused["origin"] == "https://chat.example.com" and refused["refused"] == 3
+    assert [w["code"] for w in report["warnings"]] == ["origin-refused"]
+    assert report["ok"] is False
+    _declare(floored, '[served]\nallowed_origins = ["https://chat.example.com"]\n')
+    report = floored.engine().doctor()
+    assert report["served"]["origins_refused"] == [] and report["ok"] is True
+
+
+def test_an_audit_log_doctor_cannot_read_is_a_warning_not_a_crash(floored: Instance) -> None:
+    _declare(floored, '[auth]\naudit_log = "audit-dir"\n')
+    (floored.root / "audit-dir").mkdir()
+    report = floored.engine().doctor()
+    assert [w["code"] for w in report["warnings"]] == ["audit-log-unreadable"]
+    assert report["served"]["origins_refused"] is None

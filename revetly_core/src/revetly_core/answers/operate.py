@@ -86,6 +86,25 @@ class ConnectLine(TypedDict):
     ready: bool
 
 
+class RefusedOrigin(TypedDict):
+    """An Origin the served endpoint refused, from its audit log: how often, first and last."""
+
+    origin: str
+    refused: int
+    first_at: str
+    last_at: str
+
+
+class DoctorServed(TypedDict):
+    """What doctor knows of the served endpoint's page callers: the origins declared, and the
+    undeclared ones the audit log shows refused (null when no audit log is declared)."""
+
+    public_url: str | None
+    allowed_origins: list[str]
+    audit_log: str | None
+    origins_refused: list[RefusedOrigin] | None
+
+
 class DoctorAnswer(TypedDict):
     """``revetly doctor``: sources, index, freshness, connect lines and warnings."""
 
@@ -96,6 +115,7 @@ class DoctorAnswer(TypedDict):
     index: DoctorIndex | None
     freshness: Freshness | None
     connect: list[ConnectLine]
+    served: DoctorServed
     warnings: list[DoctorWarning]
     ok: bool
 

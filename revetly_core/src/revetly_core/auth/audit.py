@@ -14,6 +14,9 @@ from typing import Any
 
 log = logging.getLogger("revetly.audit")
 
+AUDIT_TAIL_BYTES = 4 * 1024 * 1024
+"""How much of the audit log doctor reads back: its newest 4 MiB, never the whole file."""
+
 
 def outcome_of(payload: Mapping[str, Any]) -> str:
     """What a call came to: `refused:<code>` for a refusal, the answer's status where it
@@ -81,16 +84,27 @@ class AuditLog:
             except OSError as exc:
                 log.error("audit line not written to %s: %s", self.path, exc)
 
-    def lines(self) -> list[dict[str, Any]]:
-        """Every line on record (for doctor and tests); a torn last line is skipped."""
-        out: list[dict[str, Any]] = []
+    def lines(self, max_bytes: int | None = None) -> list[dict[str, Any]]:
+        """The lines on record, read from at most the last `max_bytes` of the file (the
+        newest lines; AUDIT_TAIL_BYTES by default); a torn or cut line is skipped."""
+        limit = AUDIT_TAIL_BYTES if max_bytes is None else max_bytes
         try:
-            text = self.path.read_text(encoding="utf-8")
+            with self.path.open("rb") as handle:
+                size = handle.seek(0, os.SEEK_END)
+                start = max(0, size - limit)
+                handle.seek(start)
+                data = handle.read(size - start)
         except FileNotFoundError:
-            return out
-        for raw in text.splitlines():
+            return []
+        raw_lines = data.split(b"\n")
+        if start > 0:
+            raw_lines = raw_lines[1:]  # the first is a line cut by the window
+        out: list[dict[str, Any]] = []
+        for raw in raw_lines:
             try:
-                out.append(json.loads(raw))
+                line = json.loads(raw)
             except ValueError:
                 continue
+            if isinstance(line, dict):
+                out.append(line)
         return out

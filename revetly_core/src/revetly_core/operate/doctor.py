@@ -10,6 +10,7 @@ from revetly_core.answers.health import HealthAnswer, SourceHealth
 from revetly_core.answers.operate import (
     DoctorAnswer,
     DoctorIndex,
+    DoctorServed,
     DoctorSource,
     DoctorWarning,
     Held,
@@ -114,6 +115,31 @@ def proxy_warning(declared: Declared) -> DoctorWarning | None:
                    "Authorization through unchanged"}
 
 
+def served_of(root: Path, config: Config) -> tuple[DoctorServed, DoctorWarning | None]:
+    """The endpoint's page callers: the origins [served] declares and, where [auth] audit_log is
+    declared, the undeclared ones its newest lines show refused (with a warning when the log
+    cannot be read)."""
+    from revetly_core.auth.audit import AuditLog, audit_log_path
+    from revetly_core.auth.origins import refused_origins
+
+    declared = list(config.served.allowed_origins)
+    block: DoctorServed = {"public_url": config.served.public_url, "allowed_origins": declared,
+                           "audit_log": None, "origins_refused": None}
+    if not config.auth.audit_log:
+        return block, None
+    path = audit_log_path(root, config.auth.audit_log)
+    block["audit_log"] = str(path)
+    try:
+        lines = AuditLog(path).lines()
+    except OSError as exc:
+        return block, {"code": "audit-log-unreadable",
+                       "detail": f"the audit log {path} cannot be read ({exc.strerror}): doctor "
+                                 "cannot tell which page origins the endpoint refused",
+                       "fix": "let the user running doctor read the file [auth] audit_log names"}
+    block["origins_refused"] = refused_origins(lines, declared)
+    return block, None
+
+
 def endpoint_answers(url: str, timeout: float = PROBE_TIMEOUT_S) -> bool:
     """Whether anything answers HTTP at url (any status counts: a 401 is an answer)."""
     import http.client
@@ -202,6 +228,7 @@ def state_warnings(health: HealthAnswer | None) -> list[DoctorWarning]:
 def doctor(root: Path, config: Config) -> DoctorAnswer:
     """The whole report: sources, index, one connect line per proven client, and warnings."""
     from revetly_core import __version__
+    from revetly_core.auth.origins import refused_origin_warning
     from revetly_core.ingest.readpass import connectors_for
     from revetly_core.instance.layout import InstancePaths
     from revetly_core.reads.health import context_health
@@ -261,6 +288,10 @@ def doctor(root: Path, config: Config) -> DoctorAnswer:
         if found is not None:
             warnings.append(found)
     warnings.extend(label_warnings(config))
+    served, unreadable = served_of(root, config)
+    if unreadable is not None:
+        warnings.append(unreadable)
+    warnings.extend(refused_origin_warning(e) for e in served["origins_refused"] or [])
     index: DoctorIndex | None = None if health is None else {
         **health["index"], "store_revision": health["corpus_revision"]}
     return {
@@ -268,6 +299,7 @@ def doctor(root: Path, config: Config) -> DoctorAnswer:
         "sources": sources, "index": index,
         "freshness": None if health is None else health["freshness"],
         "connect": [connect_line(row, declared) for row in CLIENT_TABLE],
+        "served": served,
         "warnings": warnings, "ok": not warnings,
     }
 
