@@ -26,6 +26,7 @@ take an external monotonic witness.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -48,8 +49,10 @@ ADOPTION_PREFIX = "adoption:"
 RECONCILED_PREFIX = "restore-reconciled:"
 
 
+@functools.lru_cache(maxsize=8)
 def machine_identity(paths: tuple[Path, ...] = MACHINE_ID_FILES) -> bytes:
-    """This machine's identity: the first non-empty machine-id file (read bounded), or a refusal."""
+    """This machine's identity: the first non-empty machine-id file (read bounded), or a refusal.
+    Read once per process (a machine keeps its id while a process runs)."""
     for path in paths:
         try:
             with path.open("rb") as handle:

@@ -460,7 +460,8 @@ class EvidenceService:
     def rotate_data_keys(self, owner_token: str, partitions: list[str] | None = None) -> dict[str, Any]:
         """Owner only: give each partition (default: all) a new data key for the records appended
         from now on. Existing records keep their key id; ciphertext, chain roots and checkpoints
-        are unchanged (the checkpoint key derives from the master key, which does not rotate)."""
+        are unchanged (the checkpoint key derives from the checkpoint identity, which never
+        changes, not even under rotate_master_key)."""
         self.principals.require_owner(owner_token)
         rotated: dict[str, int] = {}
         with self._lock:
