@@ -30,6 +30,8 @@ import functools
 import hashlib
 import hmac
 import json
+import weakref
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +70,28 @@ def machine_identity(paths: tuple[Path, ...] = MACHINE_ID_FILES) -> bytes:
 def binding_key(evidence: EvidenceService) -> bytes:
     """The key that names machines and authenticates the binding (stable across key rotations)."""
     return evidence.derived_key(b"machine-binding")
+
+
+@dataclass
+class _Opened:
+    """What one process already derived for one vault: its binding key, this machine's name in
+    it, and the last binding bytes it authenticated (re-read on every call, re-checked on change)."""
+
+    key: bytes
+    here: str
+    raw: bytes = b""
+    body: dict[str, Any] | None = None
+
+
+_OPENED: weakref.WeakKeyDictionary[EvidenceService, _Opened] = weakref.WeakKeyDictionary()
+
+
+def _opened(evidence: EvidenceService) -> _Opened:
+    known = _OPENED.get(evidence)
+    if known is None:
+        key = binding_key(evidence)
+        known = _OPENED[evidence] = _Opened(key, machine_digest(key, machine_identity()))
+    return known
 
 
 def machine_digest(key: bytes, identity: bytes) -> str:
@@ -119,8 +143,11 @@ def read_binding(evidence: EvidenceService) -> dict[str, Any]:
     if not path.exists():
         raise Refusal("home_not_adopted", "the home has no machine binding (an older or copied home)",
                       "adopt it on this machine (`revetly rag owner adopt`), then reconcile its scopes")
-    return open_binding(binding_key(evidence), read_private_file(path, "machine binding",
-                                                                  limit=MAX_BINDING_BYTES))
+    raw = read_private_file(path, "machine binding", limit=MAX_BINDING_BYTES)
+    known = _opened(evidence)
+    if known.body is None or raw != known.raw:
+        known.body, known.raw = open_binding(known.key, raw), raw
+    return dict(known.body)
 
 
 def adoptions(evidence: EvidenceService) -> list[dict[str, Any]]:
@@ -147,8 +174,7 @@ def binding_status(evidence: EvidenceService) -> dict[str, Any]:
     except Refusal as refusal:
         state = "missing" if refusal.code == "home_not_adopted" else "corrupt"
         return {"state": state, "generation": None, "adoption_id": None, "detail": refusal.detail}
-    problem = binding_problem(binding, machine_digest(binding_key(evidence), machine_identity()),
-                              adoptions(evidence))
+    problem = binding_problem(binding, _opened(evidence).here, adoptions(evidence))
     state = "current" if problem is None else (
         "other_machine" if "another machine" in problem else "stale")
     return {"state": state, "generation": binding["generation"], "adoption_id": binding["adoption_id"],
@@ -167,8 +193,7 @@ def require_feedback_allowed(evidence: EvidenceService, scope: Scope, operation:
     if operation not in GATED_OPERATIONS:
         return
     binding = read_binding(evidence)
-    problem = binding_problem(binding, machine_digest(binding_key(evidence), machine_identity()),
-                              adoptions(evidence))
+    problem = binding_problem(binding, _opened(evidence).here, adoptions(evidence))
     if problem is not None:
         raise Refusal("home_not_adopted", problem,
                       "run `revetly rag owner adopt-preflight`, then `owner adopt`, then "
