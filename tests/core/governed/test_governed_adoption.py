@@ -32,7 +32,7 @@ from revetly_core.governed.adoption import (
 from revetly_core.governed.restore import reconcile_after_restore
 from revetly_core.writes.crash import CRASH_EXIT, ENV_CRASH_AT
 
-from revetly_core import RagQuery, Refusal
+from revetly_core import EvidenceService, RagQuery, Refusal
 from tests.core.governed.governed_world import World
 
 REPORT = {"run_id": "run-1", "task_id": "task-1", "status": "succeeded"}
@@ -208,6 +208,15 @@ def test_the_gate_holds_across_process_restarts_until_reconciliation(tmp_path: P
     cli(tmp_path, "app.token", "report", "--file", str(tmp_path / "outcome.json"), "--key", "k-1")
     preflight_before = cli(tmp_path, "owner.token", "owner", "adopt-preflight")
     assert preflight_before["state"] == "current" and preflight_before["adoption_id"] is None
+    evidence = EvidenceService.open(tmp_path / "homes", "v1")
+    try:  # the home as it arrives from another machine: its binding names that machine
+        write_binding(evidence, 0, None, identity=b"the-machine-it-came-from")
+    finally:
+        evidence.close()
+    moved = cli(tmp_path, "app.token", "report", "--file", str(tmp_path / "outcome.json"), "--key", "k-2",
+                code=2)
+    assert moved["refusal"]["code"] == "home_not_adopted"
+    assert cli(tmp_path, "owner.token", "owner", "adopt-preflight")["state"] == "other_machine"
     cli(tmp_path, "owner.token", "owner", "adopt", "--adoption-id", "adopt-1", "--confirm", "adopt-1",
         code=CRASH_EXIT, crash_at="adoption-recorded")  # killed between the vault record and the binding
     stale = cli(tmp_path, "app.token", "report", "--file", str(tmp_path / "outcome.json"), "--key", "k-2",
