@@ -207,3 +207,14 @@ def test_the_same_restore_id_is_idempotent_and_a_new_id_is_a_new_event(
     history = w.lifecycle.history(w.scope, rule_id)
     assert [g["state"] for g in history] == ["active", "quarantined", "active", "quarantined"]
     assert history[-1]["restore_id"] == "restore-2" and fresh in history[-1]["quarantined_qualifications"]
+
+
+def test_rule_lifecycle_quarantine_is_owner_only_and_repeatable(w: ProposalWorld) -> None:
+    rule_id, _ = active_rule(w)
+    with pytest.raises(Refusal) as refused:
+        w.lifecycle.quarantine("rvo_not-the-owner", w.scope, "restore-1")
+    assert refused.value.code == "not_owner"
+    first = w.lifecycle.quarantine(w.owner, w.scope, "restore-1")
+    again = w.lifecycle.quarantine(w.owner, w.scope, "restore-1")  # a retry after a crash
+    assert first == again and [q["rule_id"] for q in first] == [rule_id]
+    assert len(w.lifecycle.history(w.scope, rule_id)) == 2

@@ -137,25 +137,27 @@ def standing_policies(evidence: EvidenceService, scope: Scope) -> list[dict[str,
 
 def quarantine_policies(evidence: EvidenceService, scope: Scope, restore_id: str) -> list[dict[str, Any]]:
     """Append a quarantined generation, for this restore event, to every standing rule and profile
-    of the scope; one already quarantined by this event is left as it is (a retry)."""
+    of the scope. A retry after a crash finds the ones this event already quarantined and lists
+    them again without appending, so the answer is the same however often it runs."""
     partition = scope.partition(LIFECYCLE)
-    done = []
     for policy in standing_policies(evidence, scope):
         rule_id = policy["rule_id"]
         history = [r for _, r in evidence.records(partition, f"gen:{rule_id}:")]
-        if history and history[-1]["state"] == "quarantined" and history[-1]["restore_id"] == restore_id:
-            continue
         named = sorted({r["qualification_id"] for _, r in evidence.records(partition, "qual-")
                         if r["proposal_id"] == rule_id})
         previous = history[-1] if history else {}
-        record = append_generation(evidence, scope, rule_id, {
+        append_generation(evidence, scope, rule_id, {
             "state": "quarantined", "proposal_kind": policy["proposal_kind"],
             "qualification_id": previous.get("qualification_id"), "restore_id": restore_id,
             "quarantined_from": policy["state"], "quarantined_qualifications": named,
             "runtime_versions": previous.get("runtime_versions")})
-        done.append({"rule_id": rule_id, "generation": record["generation"],
-                     "from": policy["state"], "qualifications": named})
-    return done
+    done = []
+    for _, record in evidence.records(partition, "gen:"):
+        if record["state"] == "quarantined" and record.get("restore_id") == restore_id:
+            done.append({"rule_id": record["rule_id"], "generation": record["generation"],
+                         "from": record["quarantined_from"],
+                         "qualifications": record["quarantined_qualifications"]})
+    return sorted(done, key=lambda d: (d["rule_id"], d["generation"]))
 
 
 class RuleLifecycle:
