@@ -84,9 +84,10 @@ def test_a_binding_holds_only_for_this_machine_at_the_latest_adoption() -> None:
     binding = {"machine": "here", "generation": 1, "adoption_id": "a1"}
     recorded = [{"generation": 1, "adoption_id": "a1"}]
     assert binding_problem(binding, "here", recorded) is None
-    assert "another machine" in (binding_problem(binding, "there", recorded) or "")
-    assert "generation" in (binding_problem(binding, "here", [*recorded, {"generation": 2,
-                                                                          "adoption_id": "a2"}]) or "")
+    assert (binding_problem(binding, "there", recorded) or ("",))[0] == "other_machine"
+    newer = [*recorded, {"generation": 2, "adoption_id": "a2"}]
+    assert (binding_problem(binding, "here", newer) or ("",))[0] == "stale"
+    assert (binding_problem(binding, "here", []) or ("",))[0] == "stale"  # a binding ahead of the vault
     assert binding_problem({"machine": "here", "generation": 0, "adoption_id": None}, "here", []) is None
 
 

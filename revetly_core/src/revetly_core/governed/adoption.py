@@ -114,7 +114,8 @@ def open_binding(key: bytes, data: bytes) -> dict[str, Any]:
         canonical = json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
         valid = isinstance(mac, str) and hmac.compare_digest(
             mac, hmac.new(key, canonical, hashlib.sha256).hexdigest())
-        if valid and body.get("format") == BINDING_FORMAT and isinstance(body.get("generation"), int):
+        if valid and body.get("format") == BINDING_FORMAT and isinstance(body.get("generation"), int) \
+                and isinstance(body.get("machine"), str):
             return dict(body)
     except (ValueError, TypeError, KeyError, AttributeError):
         pass
@@ -155,15 +156,18 @@ def adoptions(evidence: EvidenceService) -> list[dict[str, Any]]:
     return [r for _, r in evidence.records(CONTROL, ADOPTION_PREFIX)]
 
 
-def binding_problem(binding: dict[str, Any], here: str, recorded: list[dict[str, Any]]) -> str | None:
-    """Why the binding does not hold on this machine, or None: another machine's, or not the
-    generation and event of the vault's latest adoption record."""
+def binding_problem(binding: dict[str, Any], here: str,
+                    recorded: list[dict[str, Any]]) -> tuple[str, str] | None:
+    """Why the binding does not hold on this machine, as (state, detail), or None: another
+    machine's (other_machine), or not the generation and event of the vault's latest adoption
+    record (stale)."""
     if not hmac.compare_digest(str(binding["machine"]), here):
-        return "the home is bound to another machine (it was moved or restored there)"
+        return "other_machine", "the home is bound to another machine (it was moved or restored there)"
     latest = recorded[-1] if recorded else {"generation": 0, "adoption_id": None}
     if binding["generation"] != latest["generation"] or binding.get("adoption_id") != latest["adoption_id"]:
-        return (f"the binding is at adoption generation {binding['generation']}, the vault at "
-                f"{latest['generation']} (an adoption cut short, or a binding or database from another time)")
+        return "stale", (f"the binding is at adoption generation {binding['generation']}, the vault at "
+                         f"{latest['generation']} (an adoption cut short, or a binding or database "
+                         "from another time)")
     return None
 
 
@@ -174,11 +178,10 @@ def binding_status(evidence: EvidenceService) -> dict[str, Any]:
     except Refusal as refusal:
         state = "missing" if refusal.code == "home_not_adopted" else "corrupt"
         return {"state": state, "generation": None, "adoption_id": None, "detail": refusal.detail}
-    problem = binding_problem(binding, _opened(evidence).here, adoptions(evidence))
-    state = "current" if problem is None else (
-        "other_machine" if "another machine" in problem else "stale")
-    return {"state": state, "generation": binding["generation"], "adoption_id": binding["adoption_id"],
-            "detail": problem or "the home is bound to this machine"}
+    state, detail = binding_problem(binding, _opened(evidence).here, adoptions(evidence)) or (
+        "current", "the home is bound to this machine")
+    return {"state": state, "generation": binding["generation"], "adoption_id": binding.get("adoption_id"),
+            "detail": detail}
 
 
 def reconciled_for(evidence: EvidenceService, scope: Scope, adoption_id: str, generation: int) -> bool:
@@ -195,7 +198,7 @@ def require_feedback_allowed(evidence: EvidenceService, scope: Scope, operation:
     binding = read_binding(evidence)
     problem = binding_problem(binding, _opened(evidence).here, adoptions(evidence))
     if problem is not None:
-        raise Refusal("home_not_adopted", problem,
+        raise Refusal("home_not_adopted", problem[1],
                       "run `revetly rag owner adopt-preflight`, then `owner adopt`, then "
                       "`owner reconcile-restore` for each scope")
     adoption_id = binding.get("adoption_id")
