@@ -8,7 +8,10 @@ twice."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 from contextlib import closing
 from pathlib import Path
 
@@ -22,6 +25,7 @@ from revetly_core.governed.vault import (
     resolve_master,
 )
 from revetly_core.writes.crash import CRASH_EXIT
+from revetly_core.writes.files import temp_name
 
 from revetly_core import EvidenceService, Refusal
 from tests.core.governed.governed_world import World
@@ -174,3 +178,15 @@ def test_a_rotation_killed_at_any_point_is_all_or_nothing_and_never_applied_twic
         evidence.close()
     done = cli(tmp_path, "app.token", "report", "--file", str(tmp_path / "outcome.json"), "--key", "k-2")
     assert done["verification"] == "unverified"
+
+
+def test_a_key_file_a_killed_writer_left_half_way_is_swept_on_open(world: World, tmp_path: Path) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    orphan = temp_name(world.evidence.home.pending_master_key_path)
+    orphan = orphan.with_name(orphan.name.replace(f"{os.getpid()}-", f"{dead.stdout.strip()}-"))
+    orphan.write_bytes(b"k" * 32)
+    world.rag.close()
+    world.evidence.close()
+    EvidenceService.open(world.root, "vault").close()
+    assert not orphan.exists()

@@ -64,6 +64,7 @@ from revetly_core.governed.home import (
 from revetly_core.isotime import utc_now
 from revetly_core.refusal import Refusal
 from revetly_core.writes.crash import crash_point
+from revetly_core.writes.files import sweep_temp_files
 
 Clock = Callable[[], datetime]
 
@@ -275,7 +276,9 @@ class EvidenceService:
         """The master key, finishing or dropping a rotation a crash interrupted (resolve_master).
         A pending key is judged under the write lock, which a rotation holds from before it
         writes its key to after it commits, so a rotation in flight is never mistaken for one
-        that died."""
+        that died. A key file a killed writer left half-way (a dead writer's temp file) is
+        removed first: it never wrapped anything."""
+        sweep_temp_files(self.home.path)
         pending_path = self.home.pending_master_key_path
         if not pending_path.exists():
             try:
