@@ -190,3 +190,12 @@ def test_a_key_file_a_killed_writer_left_half_way_is_swept_on_open(world: World,
     world.evidence.close()
     EvidenceService.open(world.root, "vault").close()
     assert not orphan.exists()
+
+
+def test_the_rotation_commits_fully_synced_and_leaves_the_connection_as_it_was(world: World) -> None:
+    db = world.evidence._db
+    db.execute("PRAGMA synchronous=NORMAL")  # a relaxed durability setting
+    with world.evidence._fully_synced():
+        assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL for the rotation's commit
+    world.evidence.rotate_master_key(world.owner, "rotate-1")
+    assert db.execute("PRAGMA synchronous").fetchone()[0] == 1

@@ -503,35 +503,53 @@ class EvidenceService:
                 return {**json.loads(retained), "replayed": True}
             new_master = crypto.new_key()
             pending = self.home.pending_master_key_path
-            self._db.execute("BEGIN IMMEDIATE")  # held from before the new key exists (see _resolve_master)
-            try:
-                self._require_current_master()
-                replace_private_file(pending, new_master)
-                crash_point("master-next-written")
-                rewrapped = self._rewrap_all(new_master)
-                record = {"rotation_id": rotation_id, "fingerprint": master_fingerprint(new_master),
-                          "previous_fingerprint": master_fingerprint(self._master),
-                          "rewrapped_keys": rewrapped, "format": ROTATED_FORMAT,
-                          "at": self.clock().isoformat()}
-                for key, value in (("checkpoint_identity", crypto.seal(new_master, self._identity,
-                                                                      identity_aad()).hex()),
-                                   ("master_fingerprint", record["fingerprint"]),
-                                   (f"master-rotation:{rotation_id}", json.dumps(record, sort_keys=True)),
-                                   ("format", ROTATED_FORMAT)):
-                    self._db.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE "
-                                     "SET value=excluded.value", (key, value))
-                crash_point("master-rewrapped")
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                pending.unlink(missing_ok=True)
-                raise
+            with self._fully_synced():
+                record = self._rotate_master(rotation_id, new_master, pending)
             crash_point("master-committed")
             _promote(pending, self.home.master_key_path)  # another process opening may have done it
             sync_folder(self.home.path)
             self._master = new_master
             self.format_found = ROTATED_FORMAT
             crash_point("master-promoted")
+        return record
+
+    @contextmanager
+    def _fully_synced(self) -> Iterator[None]:
+        """SQLite's FULL synchronous mode for one commit whatever this connection's durability
+        setting is: the rotation's commit must be on disk before master.key is replaced."""
+        previous = int(self._db.execute("PRAGMA synchronous").fetchone()[0])
+        self._db.execute("PRAGMA synchronous=FULL")
+        try:
+            yield
+        finally:
+            self._db.execute(f"PRAGMA synchronous={previous:d}")
+
+    def _rotate_master(self, rotation_id: str, new_master: bytes, pending: Path) -> dict[str, Any]:
+        """The rotation's one transaction: the new key written beside the old one under the write
+        lock, every data key re-wrapped, the checkpoint identity, fingerprint and id recorded."""
+        self._db.execute("BEGIN IMMEDIATE")  # held from before the new key exists (see _resolve_master)
+        try:
+            self._require_current_master()
+            replace_private_file(pending, new_master)
+            crash_point("master-next-written")
+            rewrapped = self._rewrap_all(new_master)
+            record = {"rotation_id": rotation_id, "fingerprint": master_fingerprint(new_master),
+                      "previous_fingerprint": master_fingerprint(self._master),
+                      "rewrapped_keys": rewrapped, "format": ROTATED_FORMAT,
+                      "at": self.clock().isoformat()}
+            for key, value in (("checkpoint_identity", crypto.seal(new_master, self._identity,
+                                                                  identity_aad()).hex()),
+                               ("master_fingerprint", record["fingerprint"]),
+                               (f"master-rotation:{rotation_id}", json.dumps(record, sort_keys=True)),
+                               ("format", ROTATED_FORMAT)):
+                self._db.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE "
+                                 "SET value=excluded.value", (key, value))
+            crash_point("master-rewrapped")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            pending.unlink(missing_ok=True)
+            raise
         return record
 
     def _rewrap_all(self, new_master: bytes) -> int:
