@@ -94,6 +94,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "bench/bench_http.py", *session.posargs)
     session.run("python", "bench/bench_governed.py")
     session.run("python", "bench/bench_governed.py", "--passages", "100000", "--words", "40")  # issue 19
+    session.run("python", "bench/bench_recovery.py")  # issue 19, item 6: gate, reconcile, rotation
     session.run("python", "bench/bench_sources.py")
     session.run("python", "bench/bench_github.py")
     session.run("python", "bench/bench_outside.py")

@@ -366,6 +366,42 @@ def owner_reconcile_restore(
                                           confirm))
 
 
+@owner_app.command("adopt-preflight")
+def owner_adopt_preflight(ctx: typer.Context) -> None:
+    """Read-only: is the home bound to this machine, and which scopes must still reconcile."""
+    from revetly_core.governed.owner import adopt_preflight_file
+
+    o = _options(ctx)
+    _print(lambda: adopt_preflight_file(o.root, o.vault_id, o.credential_file))
+
+
+@owner_app.command("adopt")
+def owner_adopt(
+    ctx: typer.Context,
+    adoption_id: Annotated[str, typer.Option("--adoption-id", help="A new adoption event id.")],
+    confirm: Annotated[str, typer.Option("--confirm", help="The same adoption event id, repeated.")],
+) -> None:
+    """Bind a moved or restored home to this machine; feedback waits for reconcile-restore."""
+    from revetly_core.governed.owner import adopt_file
+
+    o = _options(ctx)
+    _print(lambda: adopt_file(o.root, o.vault_id, o.credential_file, adoption_id, confirm))
+
+
+@owner_app.command("rotate-master-key")
+def owner_rotate_master_key(
+    ctx: typer.Context,
+    rotation_id: Annotated[str, typer.Option(
+        "--rotation-id", help="This rotation's id (a retry repeats it).")],
+) -> None:
+    """Re-wrap every data key under a new master key, all or nothing; run it with the vault closed
+    elsewhere."""
+    from revetly_core.governed.owner import rotate_master_key_file
+
+    o = _options(ctx)
+    _print(lambda: rotate_master_key_file(o.root, o.vault_id, o.credential_file, rotation_id))
+
+
 @owner_app.command("record-usage")
 def owner_record_usage(
     ctx: typer.Context,

@@ -254,8 +254,8 @@ def test_put_documents_batches_are_bounded(world: World) -> None:
 def test_the_fts_index_lives_only_in_memory(world: World) -> None:
     world.rag.search(world.session, RagQuery("law", "filing"), idempotency_key="k")
     files = {p.name for p in world.evidence.home.path.rglob("*") if p.is_file()}
-    assert all(name == "master.key" or name.startswith("evidence.db") or name.endswith(".ckpt")
-               for name in files), files
+    assert all(name in ("master.key", "machine-binding") or name.startswith("evidence.db")
+               or name.endswith(".ckpt") for name in files), files
     index = next(iter(world.provider._indexes.values()))
     assert index.fts.execute("PRAGMA database_list").fetchone()[2] == ""
 

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from revetly_core.governed.adoption import require_feedback_allowed
 from revetly_core.governed.idempotency import check_key, record_id_for, replay_or_refuse, request_digest
 from revetly_core.governed.metrics import OperationalMetrics
 from revetly_core.governed.principals import Session
@@ -83,8 +84,10 @@ class FeedbackService:
         self.metrics = OperationalMetrics()
 
     def authorize(self, session: Session, operation: str) -> None:
-        """Re-check the session's credential and grants now (called on every call)."""
+        """Re-check the session's credential and grants now (called on every call); after a Home
+        adoption, evidence-appending operations also wait for the scope's reconciliation."""
         self.evidence.principals.authorize(session, operation)
+        require_feedback_allowed(self.evidence, session.scope, operation)
 
     def capabilities(self, session: Session) -> dict[str, Any]:
         """The session's fixed scope and the operations its live grants allow (any live grant)."""

@@ -1,7 +1,9 @@
 """The owner-private home of an evidence vault: one directory per vault id, keys beside the store.
 
 Layout of ``<root>/<vault_id>/``: ``master.key`` (32 random bytes), ``evidence.db`` (SQLite),
-``.feedback-checkpoints/`` (one encrypted anchor per vault partition). The directory is 0700 and
+``.feedback-checkpoints/`` (one encrypted anchor per vault partition), ``machine-binding`` (the
+content-free, authenticated binding of the home to the machine that adopted it) and, only while
+a master-key rotation is in flight, ``master.key.next``. The directory is 0700 and
 every key, credential and checkpoint file 0600; a home whose private files are readable by the
 group or by others is refused rather than repaired.
 """
@@ -19,6 +21,8 @@ from revetly_core.refusal import Refusal
 from revetly_core.writes.files import SECRET_MODE, atomic_write
 
 MASTER_KEY_FILE = "master.key"
+PENDING_MASTER_KEY_FILE = "master.key.next"
+BINDING_FILE = "machine-binding"
 DATABASE_FILE = "evidence.db"
 CHECKPOINT_DIR = ".feedback-checkpoints"
 MASTER_KEY_BYTES = 32
@@ -81,13 +85,31 @@ def replace_private_file(path: Path, data: bytes) -> None:
     atomic_write(path, data, mode=SECRET_MODE)
 
 
-def read_private_file(path: Path, what: str) -> bytes:
-    """The bytes of an owner-private file; missing or too open is a refusal."""
+MAX_PRIVATE_FILE = 64 * 1024
+"""The largest key, credential or binding file read (they are a few hundred bytes)."""
+
+
+def read_private_file(path: Path, what: str, *, limit: int = MAX_PRIVATE_FILE) -> bytes:
+    """The bytes of an owner-private file of at most limit bytes; missing, too open or too large
+    is a refusal (the size is checked before the read)."""
     if not path.is_file():
         raise Refusal("missing_private_file", f"the {what} {path} does not exist",
                       "check the path; a home is created with `revetly rag owner init`")
     require_owner_private(path, what)
-    return path.read_bytes()
+    if path.stat().st_size > limit:
+        raise Refusal("private_file_too_large", f"the {what} {path} is larger than {limit} bytes",
+                      "restore it from the home's backup")
+    with path.open("rb") as handle:
+        return handle.read(limit + 1)
+
+
+def sync_folder(path: Path) -> None:
+    """fsync a folder, so a rename or unlink in it is durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -107,6 +129,14 @@ class Home:
     @property
     def master_key_path(self) -> Path:
         return self.path / MASTER_KEY_FILE
+
+    @property
+    def pending_master_key_path(self) -> Path:
+        return self.path / PENDING_MASTER_KEY_FILE
+
+    @property
+    def binding_path(self) -> Path:
+        return self.path / BINDING_FILE
 
     @classmethod
     def create(cls, root: Path | str, vault_id: str) -> Home:

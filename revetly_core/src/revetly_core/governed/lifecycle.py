@@ -17,6 +17,13 @@ Active use requires all of: an approved review, sources unchanged in canonical m
 accepted unexpired qualification of this exact candidate, and the runtime versions it was
 qualified under. They are checked at activation, at rollback and at every use, so no
 historical receipt bypasses a revocation, an expiry or a changed source.
+
+Restore quarantine: after a restore the owner's reconciliation appends a ``quarantined``
+generation to every standing rule or profile of the scope (active, shadow, suspended, or
+holding an accepted unexpired qualification). It names every qualification of the proposal
+that existed then; none of them can put the rule into use again, neither through activation
+nor through a rollback to an older generation. Only a fresh qualification, made after the
+quarantine, can.
 """
 
 from __future__ import annotations
@@ -26,10 +33,11 @@ from typing import Any, Literal
 
 from revetly_core.governed.idempotency import check_key, record_id_for, replay_or_refuse, request_digest
 from revetly_core.governed.memory_binding import SourceSnapshot
-from revetly_core.governed.proposals import ProposalService, check_proposal_id
+from revetly_core.governed.proposals import PROPOSALS, ProposalService, check_proposal_id
 from revetly_core.governed.qualification import Qualifier, check_qualifier, kept_verdict, parse_answer
 from revetly_core.governed.rule_predicates import CompiledRule, Decision, evaluate_rule
 from revetly_core.governed.scope import Scope
+from revetly_core.governed.vault import EvidenceService
 from revetly_core.refusal import Refusal
 from revetly_core.writes.crash import crash_point
 
@@ -41,7 +49,7 @@ MAX_CAS_ATTEMPTS = 8
 CRASH_POINTS = ("qualification-reserved", "activation-checked", "activation-appended")
 """Fault-injection points: an attempt charged, its qualifier not yet run; an activation's checks
 passed, its receipt not yet appended; the receipt appended, the answer not yet returned."""
-State = Literal["active", "shadow", "suspended", "revoked"]
+State = Literal["active", "shadow", "suspended", "revoked", "quarantined"]
 ENFORCED: tuple[State, ...] = ("active",)
 EVALUATED: tuple[State, ...] = ("active", "shadow")
 
@@ -54,9 +62,12 @@ def generation_id(rule_id: str, number: int) -> str:
 def transition_allowed(current: State | None, target: State, *, checked: bool) -> bool:
     """Which state changes a lifecycle permits. Revoked is terminal. A checked activation (active
     or shadow, every check run) may start from any other state; an unchecked move only narrows
-    use: shadow from active, suspended from active or shadow, revoked from anything."""
+    use: shadow from active, suspended from active or shadow, quarantined and revoked from
+    anything."""
     if current == "revoked":
         return False
+    if target == "quarantined":
+        return True
     if checked:
         return target in ("active", "shadow")
     if target == "shadow":
@@ -64,6 +75,89 @@ def transition_allowed(current: State | None, target: State, *, checked: bool) -
     if target == "suspended":
         return current in ("active", "shadow")
     return target == "revoked"
+
+
+def append_generation(evidence: EvidenceService, scope: Scope, rule_id: str,
+                      body: dict[str, Any]) -> dict[str, Any]:
+    """Append a rule's next generation; another process's append in between is lifecycle-moved."""
+    number = len(evidence.records(scope.partition(LIFECYCLE), f"gen:{rule_id}:")) + 1
+    record = {"kind": "activation_receipt", "version": 1, "rule_id": rule_id, "generation": number,
+              "previous_generation": number - 1 or None, "at": evidence.clock().isoformat(), **body}
+    try:
+        evidence.append(scope.partition(LIFECYCLE), generation_id(rule_id, number), record)
+    except Refusal as refusal:
+        if refusal.code == "record_exists":
+            raise Refusal("lifecycle-moved", f"rule {rule_id} moved to generation {number} meanwhile",
+                          "read its current generation and decide again") from None
+        raise
+    return record
+
+
+def qualification_standing(qualification: dict[str, Any], now: datetime) -> bool:
+    """A qualification can still put its rule into use: accepted and not yet expired."""
+    return (qualification["verdict"] == "accepted"
+            and now < datetime.fromisoformat(qualification["expires_at"]))
+
+
+def quarantined_qualifications(history: list[dict[str, Any]]) -> set[str]:
+    """Every qualification a restore quarantine of this history named: none of them counts again."""
+    return {q for g in history if g["state"] == "quarantined"
+            for q in g.get("quarantined_qualifications", [])}
+
+
+def standing_policies(evidence: EvidenceService, scope: Scope) -> list[dict[str, Any]]:
+    """The scope's rules and profiles that are in use or could be put into use without a new
+    qualification: not revoked, and active, shadow, suspended, or holding an accepted unexpired
+    qualification not named by a quarantine. Each with its state, those qualifications and its
+    proposal's typed source links."""
+    partition = scope.partition(LIFECYCLE)
+    now = evidence.clock()
+    histories: dict[str, list[dict[str, Any]]] = {}
+    for _, record in evidence.records(partition, "gen:"):
+        histories.setdefault(record["rule_id"], []).append(record)
+    qualified: dict[str, list[str]] = {}
+    for _, record in evidence.records(partition, "qual-"):
+        if qualification_standing(record, now):
+            qualified.setdefault(record["proposal_id"], []).append(record["qualification_id"])
+    standing = []
+    for rule_id in sorted(histories.keys() | qualified.keys()):
+        history = histories.get(rule_id, [])
+        state = history[-1]["state"] if history else None
+        if state == "revoked":
+            continue
+        usable = [q for q in qualified.get(rule_id, []) if q not in quarantined_qualifications(history)]
+        if state not in ("active", "shadow", "suspended") and not usable:
+            continue
+        proposal = evidence.get(scope.partition(PROPOSALS), rule_id) or {}
+        standing.append({"rule_id": rule_id, "proposal_kind": proposal.get("proposal_kind"),
+                         "state": state, "generation": history[-1]["generation"] if history else None,
+                         "qualifications": usable, "sources": proposal.get("sources", [])})
+    return standing
+
+
+def quarantine_policies(evidence: EvidenceService, scope: Scope, restore_id: str) -> list[dict[str, Any]]:
+    """Append a quarantined generation, for this restore event, to every standing rule and profile
+    of the scope. A retry after a crash finds the ones this event already quarantined and lists
+    them again without appending, so the answer is the same however often it runs."""
+    partition = scope.partition(LIFECYCLE)
+    for policy in standing_policies(evidence, scope):
+        rule_id = policy["rule_id"]
+        history = [r for _, r in evidence.records(partition, f"gen:{rule_id}:")]
+        named = sorted({r["qualification_id"] for _, r in evidence.records(partition, "qual-")
+                        if r["proposal_id"] == rule_id})
+        previous = history[-1] if history else {}
+        append_generation(evidence, scope, rule_id, {
+            "state": "quarantined", "proposal_kind": policy["proposal_kind"],
+            "qualification_id": previous.get("qualification_id"), "restore_id": restore_id,
+            "quarantined_from": policy["state"], "quarantined_qualifications": named,
+            "runtime_versions": previous.get("runtime_versions")})
+    done = []
+    for _, record in evidence.records(partition, "gen:"):
+        if record["state"] == "quarantined" and record.get("restore_id") == restore_id:
+            done.append({"rule_id": record["rule_id"], "generation": record["generation"],
+                         "from": record["quarantined_from"],
+                         "qualifications": record["quarantined_qualifications"]})
+    return sorted(done, key=lambda d: (d["rule_id"], d["generation"]))
 
 
 class RuleLifecycle:
@@ -170,18 +264,7 @@ class RuleLifecycle:
         return history[-1] if history else None
 
     def _append_generation(self, scope: Scope, rule_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        history = self.history(scope, rule_id)
-        number = len(history) + 1
-        record = {"kind": "activation_receipt", "version": 1, "rule_id": rule_id, "generation": number,
-                  "previous_generation": number - 1 or None, "at": self.evidence.clock().isoformat(), **body}
-        try:
-            self.evidence.append(scope.partition(LIFECYCLE), generation_id(rule_id, number), record)
-        except Refusal as refusal:
-            if refusal.code == "record_exists":
-                raise Refusal("lifecycle-moved", f"rule {rule_id} moved to generation {number} meanwhile",
-                              "read its current generation and decide again") from None
-            raise
-        return record
+        return append_generation(self.evidence, scope, check_proposal_id(rule_id), body)
 
     def use_problems(self, scope: Scope, rule_id: str, qualification_id: str | None) -> list[str]:
         """Every reason the rule may not be in use under this qualification now (empty: it may)."""
@@ -203,6 +286,8 @@ class RuleLifecycle:
             problems.append("the qualification has expired")
         if qualification["runtime_versions"] != self.runtime_versions:
             problems.append("the runtime versions differ from those it was qualified under")
+        if qualification_id in quarantined_qualifications(self.history(scope, rule_id)):
+            problems.append("the qualification predates a restore quarantine; qualify the rule afresh")
         return problems
 
     def activate(self, owner_token: str, scope: Scope, rule_id: str, qualification_id: str, *,
@@ -284,6 +369,12 @@ class RuleLifecycle:
         self._require_usable(scope, rule_id, target["qualification_id"])
         return self._append_generation(scope, rule_id, self._body(
             scope, rule_id, "active", target["qualification_id"], rolled_back_to=to_generation))
+
+    def quarantine(self, owner_token: str, scope: Scope, restore_id: str) -> list[dict[str, Any]]:
+        """Owner only: quarantine every standing rule and profile of the scope for a restore event
+        (what reconcile_after_restore runs); until a fresh qualification, none is used again."""
+        self.evidence.principals.require_owner(owner_token)
+        return quarantine_policies(self.evidence, scope, restore_id)
 
     # ---- use ----
 

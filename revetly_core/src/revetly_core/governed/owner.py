@@ -250,3 +250,44 @@ def freeze_schedule_file(root: Path | str, vault_id: str, owner_credential_file:
     finally:
         rag.close()
         evidence.close()
+
+
+# ---- restore detection and master-key rotation (owner only, never an MCP tool) ----
+
+def adopt_preflight_file(root: Path | str, vault_id: str,
+                         owner_credential_file: Path | str) -> dict[str, Any]:
+    """Read-only: the home's machine binding and the scopes still to reconcile (owner only)."""
+    from revetly_core.governed.adoption import preflight
+
+    owner = read_credential_file(owner_credential_file)
+    evidence, _, rag, _ = open_services(root, vault_id)
+    try:
+        return preflight(evidence, owner)
+    finally:
+        rag.close()
+        evidence.close()
+
+
+def adopt_file(root: Path | str, vault_id: str, owner_credential_file: Path | str, adoption_id: str,
+               confirm: str) -> dict[str, Any]:
+    """Adopt the home on this machine under a new event id (owner only; idempotent per id)."""
+    from revetly_core.governed.adoption import adopt
+
+    owner = read_credential_file(owner_credential_file)
+    evidence, _, rag, _ = open_services(root, vault_id)
+    try:
+        return adopt(evidence, owner, adoption_id, confirm=confirm)
+    finally:
+        rag.close()
+        evidence.close()
+
+
+def rotate_master_key_file(root: Path | str, vault_id: str, owner_credential_file: Path | str,
+                           rotation_id: str) -> dict[str, Any]:
+    """Re-wrap every data key under a new master key (owner only; the same id never rotates twice)."""
+    owner = read_credential_file(owner_credential_file)
+    evidence = EvidenceService.open(root, vault_id)
+    try:
+        return evidence.rotate_master_key(owner, rotation_id)
+    finally:
+        evidence.close()

@@ -11,14 +11,21 @@ again) and retains a content-free ``forgotten:`` record naming the forgotten rev
 the same revision can then never be registered under again. Guarded executions, their holds,
 grants and verifications are not source payloads and are kept. This is not semantic erasure of
 every copy of the text: backups, client copies and provider originals are separate.
+
+A rule or profile that stands (active, shadow, suspended, or qualified: see
+``lifecycle.standing_policies``) and depends on the source by a typed link keeps the source in
+place: preview and forget both answer ``dependent_policy_requires_revocation`` naming it, and
+nothing is removed or turned off until the owner revokes it explicitly.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from revetly_core.governed.context_adapter import PROVIDER_ID as CONTEXT_PROVIDER
 from revetly_core.governed.feedback import OUTCOMES
 from revetly_core.governed.idempotency import request_digest
+from revetly_core.governed.lifecycle import standing_policies
 from revetly_core.governed.provider_sqlite import docs_partition_prefix
 from revetly_core.governed.rag_service import RECEIPTS, RagService, forgotten_prefix
 from revetly_core.governed.scope import Scope, check_name
@@ -34,6 +41,31 @@ def receipt_cites(receipt: dict[str, Any], source_id: str) -> bool:
 def outcome_cites(outcome: dict[str, Any], receipt_ids: set[str]) -> bool:
     """An outcome depends on a receipt when its report's receipts list (a typed link) names it."""
     return any(r in receipt_ids for r in outcome.get("report", {}).get("receipts", []))
+
+
+def policy_depends_on(policy_sources: list[dict[str, Any]], source: dict[str, Any],
+                      served_documents: set[str]) -> bool:
+    """A policy depends on a registered source by a typed link only: a ``rag`` link naming the
+    source id, or a ``memory`` link to an artifact the source served as a document when the source
+    is a CONTEXT source (whose document ids are artifact ids by that provider's contract)."""
+    for link in policy_sources:
+        if link.get("kind") == "rag" and link.get("source_id") == source["source_id"]:
+            return True
+        if (link.get("kind") == "memory" and source.get("provider_id") == CONTEXT_PROVIDER
+                and link.get("artifact_id") in served_documents):
+            return True
+    return False
+
+
+def require_no_dependent_policy(dependents: list[dict[str, Any]], source_id: str) -> None:
+    """Forgetting waits until every standing rule or profile depending on the source is revoked."""
+    if dependents:
+        names = ", ".join(d["rule_id"] for d in dependents)
+        raise Refusal("dependent_policy_requires_revocation",
+                      f"{len(dependents)} standing rule(s) or profile(s) depend on source "
+                      f"{source_id}: {names}",
+                      "revoke each of them explicitly (`revetly rag owner revoke-rule`), then preview again",
+                      {"source_id": source_id, "dependents": dependents})
 
 
 class FeedbackRecovery:
@@ -83,10 +115,17 @@ class FeedbackRecovery:
             raise Refusal("unknown_source", f"no source {source_id} was registered in {scope.key}",
                           "preview a source registered in this scope")
         revisions = sorted({r["source"]["revision"] for r in registrations})
+        receipt_records = [(rid, receipt) for rid, receipt in self.evidence.records(scope.partition(RECEIPTS))
+                           if receipt_cites(receipt, source_id)]
+        served = {h.get("document_id") for _, receipt in receipt_records for h in receipt.get("hits", [])
+                  if h.get("source_id") == source_id}
+        dependents = [{"rule_id": p["rule_id"], "proposal_kind": p["proposal_kind"], "state": p["state"]}
+                      for p in standing_policies(self.evidence, scope)
+                      if policy_depends_on(p["sources"], registrations[-1]["source"], served)]
+        require_no_dependent_policy(dependents, source_id)
         documents = [{"partition": p, "records": self.evidence.usage(p)["records"]}
                      for p in self.evidence.partitions(docs_partition_prefix(scope, source_id))]
-        receipts = [rid for rid, receipt in self.evidence.records(scope.partition(RECEIPTS))
-                    if receipt_cites(receipt, source_id)]
+        receipts = [rid for rid, _ in receipt_records]
         linked = set(receipts)
         outcomes = [oid for oid, outcome in self.evidence.records(scope.partition(OUTCOMES))
                     if outcome_cites(outcome, linked)]

@@ -21,6 +21,16 @@ changed: no other connection committed (SQLite's ``data_version``) and the check
 the same bytes (a few hundred, read on every access; only decryption, the row summary and the
 chain walk are skipped). ``verify`` always re-checks everything.
 
+Master-key rotation (format 3): ``rotate_master_key`` re-wraps every data key under a new
+master key in one SQLite transaction that also seals the *checkpoint identity* (the key the
+checkpoint names and anchors derive from, until then the master key itself) under the new key
+and records the new key's fingerprint. The new key is first written beside the old one
+(``master.key.next``); once the transaction commits it is renamed over ``master.key``. Opening a
+vault resolves a rotation a crash interrupted: the key whose fingerprint the database records is
+the master key, so an uncommitted rotation is dropped and a committed one is finished, and a
+retry with the same rotation id returns the retained rotation rather than rotating twice.
+Ciphertext, chain roots and checkpoints are untouched.
+
 Erasure (owner recovery only): ``erase_partition`` removes a partition's records and data keys
 with SQLite's secure delete, keeps each erased record id as a content-free anchor (reading or
 re-appending it is the ``record_forgotten`` refusal) and re-anchors the emptied partition.
@@ -32,6 +42,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -43,10 +54,17 @@ from typing import Any
 
 from revetly_core.governed import crypto
 from revetly_core.governed.evidence_db import EvidenceDatabase, integrity_refusal
-from revetly_core.governed.home import Home, replace_private_file, require_owner_private
+from revetly_core.governed.home import (
+    Home,
+    read_private_file,
+    replace_private_file,
+    require_owner_private,
+    sync_folder,
+)
 from revetly_core.isotime import utc_now
 from revetly_core.refusal import Refusal
 from revetly_core.writes.crash import crash_point
+from revetly_core.writes.files import sweep_temp_files
 
 Clock = Callable[[], datetime]
 
@@ -54,10 +72,18 @@ MAX_RECORDS_PER_PARTITION = 10_000
 MAX_CIPHERTEXT_PER_PARTITION = 64 * 1024 * 1024
 MAX_MESSAGE_BYTES = 256 * 1024
 FORMAT = "2"
-READABLE_FORMATS = ("1", "2")
-"""Formats this release opens; older ones are upgraded in place to FORMAT."""
+ROTATED_FORMAT = "3"
+"""The format of a vault whose master key was rotated (its checkpoint identity sealed in meta);
+a release that reads only 1 and 2 refuses it rather than deriving the wrong checkpoint key."""
+READABLE_FORMATS = ("1", "2", "3")
+"""Formats this release opens; format 1 is upgraded in place to FORMAT."""
+MASTER_CRASH_POINTS = ("master-next-written", "master-rewrapped", "master-committed", "master-promoted")
+"""Fault-injection points of a master-key rotation: the new key written beside the old one; every
+data key re-wrapped, not committed; committed, the new key not yet in place; the new key in
+place, the answer not yet returned."""
 CONTROL = "control"
 _GENESIS = bytes(32)
+_EVENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -78,6 +104,37 @@ CREATE TABLE IF NOT EXISTS erased (
     partition TEXT NOT NULL, record_id TEXT NOT NULL, erased_at TEXT NOT NULL,
     PRIMARY KEY (partition, record_id));
 """
+
+
+def master_fingerprint(master: bytes) -> str:
+    """The content-free name of a master key the database records (an HMAC, not the key)."""
+    return hmac.new(master, b"revetly-master-fingerprint", hashlib.sha256).hexdigest()
+
+
+def identity_aad() -> bytes:
+    """The associated data binding the sealed checkpoint identity to its role."""
+    return b"revetly-checkpoint-identity"
+
+
+def resolve_master(current: bytes, pending: bytes | None, recorded: str | None) -> tuple[bytes, str]:
+    """Which key is the master key after a rotation that may have been interrupted, and what to do
+    with ``master.key.next``: ``keep-current`` (no rotation pending), ``drop-next`` (a rotation
+    that never committed), ``promote-next`` (a committed rotation whose rename did not happen).
+    A database naming neither key is a refusal (fail closed)."""
+    if recorded is None or hmac.compare_digest(recorded, master_fingerprint(current)):
+        return current, "keep-current" if pending is None else "drop-next"
+    if pending is not None and hmac.compare_digest(recorded, master_fingerprint(pending)):
+        return pending, "promote-next"
+    raise Refusal("master_key_mismatch", "the home's master key is not the key this vault's data keys "
+                  "are wrapped under", "restore the master key that belongs with this database")
+
+
+def check_rotation_id(rotation_id: str) -> str:
+    """A rotation id is 1-64 characters from A-Z a-z 0-9 . _ -, starting with a letter or digit."""
+    if not isinstance(rotation_id, str) or not _EVENT_ID.match(rotation_id):
+        raise Refusal("bad_rotation_id", f"{rotation_id!r} is not a rotation id",
+                      "use 1-64 characters from A-Z a-z 0-9 . _ - starting with a letter or digit")
+    return rotation_id
 
 
 def upgrade_statements(found: str) -> list[str]:
@@ -162,9 +219,7 @@ class EvidenceService:
     def __init__(self, home: Home, *, clock: Clock | None = None) -> None:
         self.home = home
         self.clock: Clock = clock or utc_now
-        self._master = home.master_key()
-        self._names_key = hmac.new(self._master, b"revetly-checkpoint-names", hashlib.sha256).digest()
-        self._anchor_key = hmac.new(self._master, b"revetly-checkpoint-key", hashlib.sha256).digest()
+        current_master = home.master_key()
         fresh = not home.database.exists()
         self._db = EvidenceDatabase(home.database)
         try:
@@ -179,6 +234,8 @@ class EvidenceService:
             found = self._db.execute("SELECT value FROM meta WHERE key='format'").fetchone()[0]
             if found in READABLE_FORMATS:
                 self._upgrade(found)
+                self._master = self._resolve_master(current_master)
+                self._identity = self._checkpoint_identity()
         except BaseException:
             self._db.close()
             raise
@@ -186,6 +243,8 @@ class EvidenceService:
             self._db.close()
             raise Refusal("vault_format", f"the vault is format {found}; this release reads "
                           f"{', '.join(READABLE_FORMATS)}", "use the release that wrote it")
+        self._names_key = hmac.new(self._identity, b"revetly-checkpoint-names", hashlib.sha256).digest()
+        self._anchor_key = hmac.new(self._identity, b"revetly-checkpoint-key", hashlib.sha256).digest()
         self.format_found = found
         self._lock = threading.RLock()
         self._keys: dict[tuple[str, int], bytes] = {}
@@ -209,6 +268,57 @@ class EvidenceService:
             self._db.execute("ROLLBACK")
             raise
 
+    def _meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _resolve_master(self, current: bytes) -> bytes:
+        """The master key, finishing or dropping a rotation a crash interrupted (resolve_master).
+        A pending key is judged under the write lock, which a rotation holds from before it
+        writes its key to after it commits, so a rotation in flight is never mistaken for one
+        that died. A key file a killed writer left half-way (a dead writer's temp file) is
+        removed first: it never wrapped anything."""
+        sweep_temp_files(self.home.path)
+        pending_path = self.home.pending_master_key_path
+        if not pending_path.exists():
+            try:
+                return resolve_master(current, None, self._meta("master_fingerprint"))[0]
+            except Refusal:  # a rotation elsewhere may have renamed its key in since we read ours
+                return resolve_master(self.home.master_key(), None, self._meta("master_fingerprint"))[0]
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            current = self.home.master_key()
+            pending = read_private_file(pending_path, "pending master key") if pending_path.exists() else None
+            master, action = resolve_master(current, pending, self._meta("master_fingerprint"))
+            if action == "drop-next":
+                pending_path.unlink(missing_ok=True)
+            elif action == "promote-next":
+                _promote(pending_path, self.home.master_key_path)
+            sync_folder(self.home.path)
+        finally:
+            self._db.execute("COMMIT")
+        return master
+
+    def _checkpoint_identity(self) -> bytes:
+        """The key checkpoints derive from: the master key until the first master rotation, then
+        the identity sealed in meta under the current master key (it never changes)."""
+        sealed = self._meta("checkpoint_identity")
+        if sealed is None:
+            return self._master
+        return crypto.unseal(self._master, bytes.fromhex(sealed), identity_aad(), "checkpoint identity")
+
+    def _require_current_master(self) -> None:
+        """Inside a write transaction: refuse to wrap a new data key under a master key another
+        process has rotated away since this one opened the vault."""
+        recorded = self._meta("master_fingerprint")
+        if recorded is not None and not hmac.compare_digest(recorded, master_fingerprint(self._master)):
+            raise Refusal("master_key_rotated", "the vault's master key was rotated since it was opened here",
+                          "close and open the vault again")
+
+    def derived_key(self, label: bytes) -> bytes:
+        """A key for one purpose derived from the checkpoint identity (stable across rotations)."""
+        return hmac.new(self._identity, b"revetly-derived\x00" + label, hashlib.sha256).digest()
+
     def _require_vault_database(self) -> None:
         """An existing evidence.db must hold the vault's tables before anything is written to
         it; an empty one is a set-up cut short only while no checkpoint exists."""
@@ -227,6 +337,9 @@ class EvidenceService:
                ) -> tuple[EvidenceService, str]:
         """A new home and vault, and its owner credential (returned once, stored only as a hash)."""
         service = cls(Home.create(root, vault_id), clock=clock)
+        from revetly_core.governed.adoption import bind_new_home
+
+        bind_new_home(service)
         return service, service.principals.create_owner()
 
     @classmethod
@@ -350,7 +463,8 @@ class EvidenceService:
     def rotate_data_keys(self, owner_token: str, partitions: list[str] | None = None) -> dict[str, Any]:
         """Owner only: give each partition (default: all) a new data key for the records appended
         from now on. Existing records keep their key id; ciphertext, chain roots and checkpoints
-        are unchanged (the checkpoint key derives from the master key, which does not rotate)."""
+        are unchanged (the checkpoint key derives from the checkpoint identity, which never
+        changes, not even under rotate_master_key)."""
         self.principals.require_owner(owner_token)
         rotated: dict[str, int] = {}
         with self._lock:
@@ -365,6 +479,7 @@ class EvidenceService:
                         raise Refusal("no_partition", f"no partition {partition} in this vault",
                                       "rotate partitions the vault holds (omit the list for all)")
                     key_id = int(current) + 1
+                    self._require_current_master()
                     wrapped = crypto.seal(self._master, crypto.new_key(), crypto.wrap_aad(partition, key_id))
                     self._db.execute("INSERT INTO partition_keys VALUES (?,?,?,?)",
                                      (partition, key_id, wrapped, self.clock().isoformat()))
@@ -375,6 +490,98 @@ class EvidenceService:
                 raise
         return {"rotated": rotated, "format": FORMAT,
                 "note": "records sealed before keep their key; new records use the new key"}
+
+    def rotate_master_key(self, owner_token: str, rotation_id: str) -> dict[str, Any]:
+        """Owner only: re-wrap every data key under a new master key, all or nothing. The same
+        rotation id returns the retained rotation (never a second one); run it while no other
+        process holds the vault open (those refuse new keys with master_key_rotated)."""
+        self.principals.require_owner(owner_token)
+        check_rotation_id(rotation_id)
+        with self._lock:
+            retained = self._meta(f"master-rotation:{rotation_id}")
+            if retained is not None:
+                return {**json.loads(retained), "replayed": True}
+            new_master = crypto.new_key()
+            pending = self.home.pending_master_key_path
+            with self._fully_synced():
+                record = self._rotate_master(rotation_id, new_master, pending)
+            crash_point("master-committed")
+            _promote(pending, self.home.master_key_path)  # another process opening may have done it
+            sync_folder(self.home.path)
+            self._master = new_master
+            self.format_found = ROTATED_FORMAT
+            crash_point("master-promoted")
+        return record
+
+    @contextmanager
+    def _fully_synced(self) -> Iterator[None]:
+        """SQLite's FULL synchronous mode for one commit whatever this connection's durability
+        setting is: the rotation's commit must be on disk before master.key is replaced."""
+        previous = int(self._db.execute("PRAGMA synchronous").fetchone()[0])
+        self._db.execute("PRAGMA synchronous=FULL")
+        try:
+            yield
+        finally:
+            self._db.execute(f"PRAGMA synchronous={previous:d}")
+
+    def _rotate_master(self, rotation_id: str, new_master: bytes, pending: Path) -> dict[str, Any]:
+        """The rotation's one transaction: the new key written beside the old one under the write
+        lock, every data key re-wrapped, the checkpoint identity, fingerprint and id recorded."""
+        self._db.execute("BEGIN IMMEDIATE")  # held from before the new key exists (see _resolve_master)
+        try:
+            self._require_current_master()
+            replace_private_file(pending, new_master)
+            crash_point("master-next-written")
+            rewrapped = self._rewrap_all(new_master)
+            record = {"rotation_id": rotation_id, "fingerprint": master_fingerprint(new_master),
+                      "previous_fingerprint": master_fingerprint(self._master),
+                      "rewrapped_keys": rewrapped, "format": ROTATED_FORMAT,
+                      "at": self.clock().isoformat()}
+            for key, value in (("checkpoint_identity", crypto.seal(new_master, self._identity,
+                                                                  identity_aad()).hex()),
+                               ("master_fingerprint", record["fingerprint"]),
+                               (f"master-rotation:{rotation_id}", json.dumps(record, sort_keys=True)),
+                               ("format", ROTATED_FORMAT)):
+                self._db.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE "
+                                 "SET value=excluded.value", (key, value))
+            crash_point("master-rewrapped")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            pending.unlink(missing_ok=True)
+            raise
+        return record
+
+    def _rewrap_all(self, new_master: bytes) -> int:
+        """Inside the rotation's transaction: every live wrapped data key (and each partition's
+        legacy copy) unwrapped with the current master key and sealed under the new one."""
+        count = 0
+        rows = self._db.execute("SELECT partition, key_id, wrapped_key FROM partition_keys "
+                                "WHERE length(wrapped_key) > 0").fetchall()
+        for partition, key_id, wrapped in rows:
+            key = crypto.unseal(self._master, wrapped, crypto.wrap_aad(partition, int(key_id)),
+                                f"data key {key_id} of {partition}")
+            self._db.execute("UPDATE partition_keys SET wrapped_key=? WHERE partition=? AND key_id=?",
+                             (crypto.seal(new_master, key, crypto.wrap_aad(partition, int(key_id))),
+                              partition, key_id))
+            count += 1
+        for partition, wrapped in self._db.execute(
+                "SELECT partition, wrapped_key FROM partitions WHERE length(wrapped_key) > 0").fetchall():
+            self._db.execute("UPDATE partitions SET wrapped_key=? WHERE partition=?",
+                             (self._rewrap_legacy(partition, wrapped, new_master), partition))
+        return count
+
+    def _rewrap_legacy(self, partition: str, wrapped: bytes, new_master: bytes) -> bytes:
+        """A partition row's copy of one of its wrapped keys, re-wrapped under the same key id."""
+        ids = [int(r[0]) for r in self._db.execute(
+            "SELECT key_id FROM partition_keys WHERE partition=? ORDER BY key_id DESC", (partition,))]
+        for key_id in ids:
+            try:
+                key = crypto.unseal(self._master, wrapped, crypto.wrap_aad(partition, key_id), "legacy key")
+            except Refusal:
+                continue
+            return crypto.seal(new_master, key, crypto.wrap_aad(partition, key_id))
+        raise _integrity(f"the key copy of partition {partition} opens under none of its key ids")
 
     def erase_partition(self, partition: str) -> dict[str, Any]:
         """Remove every record and every data key of a partition (the keys go too, so stray
@@ -495,6 +702,7 @@ class EvidenceService:
         if row is not None and row[1]:
             return int(row[0]), self._key(partition, int(row[0]))
         key_id = 1 if row is None else int(row[0]) + 1
+        self._require_current_master()
         key = crypto.new_key()
         wrapped = crypto.seal(self._master, key, crypto.wrap_aad(partition, key_id))
         self._db.execute("INSERT INTO partitions VALUES (?,?,0,0,?,0) ON CONFLICT (partition) "
