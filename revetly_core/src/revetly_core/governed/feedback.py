@@ -23,6 +23,7 @@ from revetly_core.governed.quality import (
     success_interval,
 )
 from revetly_core.governed.scope import Scope, check_name
+from revetly_core.governed.usage import USAGE, scheduled_usage
 from revetly_core.governed.vault import CONTROL, EvidenceService
 from revetly_core.refusal import Refusal
 
@@ -174,10 +175,13 @@ class FeedbackService:
             counts = quality_counts(schedule["tasks"], observations)
             latest = {o["report"]["task_id"]: o["report"] for o in observations
                       if o["report"]["task_id"] in schedule["tasks"]}
+            scheduled = [o["report"] for o in observations if o["report"]["task_id"] in schedule["tasks"]]
+            usage = [r for _, r in self.evidence.records(session.scope.partition(USAGE), "usage-")]
             return {"schedule_id": schedule_id, "scope": session.scope.to_dict(),
                     "verification": "unverified host reports", **declared(schedule), **counts,
                     "uncertainty": {"success": success_interval(episode_outcomes(latest),
-                                                                f"{session.scope.key}/{schedule_id}")}}
+                                                                f"{session.scope.key}/{schedule_id}")},
+                    "usage": scheduled_usage(usage, (o["run_id"] for o in scheduled))}
 
     def operational_metrics(self, session: Session) -> dict[str, Any]:
         """This scope's per-operation counters and p50/p95 over the last 256 calls (process-local)."""
