@@ -71,6 +71,9 @@ from revetly_core import (
 TARGETS = {"import_s": 30.0, "search_p50_ms": 150.0, "inspect_p50_ms": 20.0, "size_overhead": 1.5}
 GUARDED_TARGETS = {"guarded_overhead_p50_ms": 5.0}
 EVALUATE_CALLS = 50
+SEARCH_TIMEOUT_S = 120.0
+"""The bench's provider deadline: a cold first search builds the RAM index of a whole source
+revision, which at 100,000 passages on a loaded machine exceeds RagService's 10 s default."""
 DURABILITY: list[Durability] = ["process"]
 """The vault durability every leg runs at (--durability)."""
 SEED = 7
@@ -104,7 +107,7 @@ def run(count: int, words: int, searches: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="revetly-governed-bench-") as tmp:
         evidence, owner = EvidenceService.create(Path(tmp), "bench", durability=DURABILITY[0])
         feedback = FeedbackService(evidence)
-        rag = RagService(feedback)
+        rag = RagService(feedback, timeout=SEARCH_TIMEOUT_S)
         provider = SQLiteRagProvider(feedback)
         scope = Scope("bench", "bench")
         principal, token = evidence.principals.issue_credential(owner, "bench")
