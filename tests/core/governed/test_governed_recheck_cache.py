@@ -90,3 +90,15 @@ def test_the_cache_is_bounded() -> None:
         cache.get((1, "p"), key)
         cache.put((1, "p"), key, [])
     assert 1 <= cache.info()["entries"] <= MAX_CACHED_RECHECKS
+
+
+def test_the_engine_s_corpus_revision_is_the_one_context_health_reports_and_moves_with_a_pass(
+        w: ProposalWorld) -> None:
+    revision, last_pass = w.engine.corpus_revision()
+    health = w.engine.context_health()
+    assert revision == health["corpus_revision"] and last_pass == health["last_pass"]["pass_id"]
+    w.instance.git.write_and_commit({"notes/DEC-0002.md": md(
+        "DEC-0002", "Customer replies", "decision", status="accepted", body="Replies are in Dutch.\n")})
+    w.instance.sync()
+    moved, later_pass = w.engine.corpus_revision()
+    assert moved > revision and later_pass != last_pass

@@ -181,9 +181,8 @@ class MemoryBinding:
 
     def revision(self) -> Revision:
         """The CONTEXT's corpus revision and the id of its last pass (None before any)."""
-        health = self.memory.context_health()
-        last = health.get("last_pass")
-        return int(health.get("corpus_revision") or 0), None if not last else str(last["pass_id"])
+        revision, last_pass = self.memory.corpus_revision()
+        return revision, None if last_pass is None else str(last_pass)
 
     def snapshot(self, scope: Scope, ref: MemorySourceRef | str, generation: int | None = None
                  ) -> SourceSnapshot:
