@@ -12,6 +12,7 @@ from revetly_core.governed.quality import (
     declared,
     denominators,
     episode_outcomes,
+    schedule_observations,
     success_interval,
 )
 
@@ -145,3 +146,22 @@ def test_the_quality_summary_groups_every_frozen_schedule_of_the_scope(world: Wo
     assert summary["schedules"][0]["task_class"] == "unspecified"
     assert summary["by_class"] == {"notices": _counts(2, 1, 1), "unspecified": _counts(3, 0)}
     assert summary["by_version"] == {"model": {"m-1": _counts(2, 1, 1), "unspecified": _counts(3, 0)}}
+
+
+def test_observations_reported_before_the_freeze_are_never_counted(world: World) -> None:
+    _report(world, "t1", "run-a", "succeeded", "k1")
+    world.clock.advance(minutes=1)
+    world.feedback.freeze_schedule(world.owner, world.scope, "s1", ["t1", "t2"], task_class="notices")
+    _report(world, "t2", "run-b", "failed", "k2")
+    report = world.feedback.quality(world.session, "s1")
+    assert (report["observed"], report["missing"], report["reported_before_freeze"]) == (1, 1, 1)
+    assert [t["status"] for t in report["tasks"]] == [None, "failed"]
+    assert world.feedback.quality_summary(world.session)["by_class"]["notices"]["observed"] == 1
+
+
+def test_an_observation_at_the_freeze_instant_counts_and_other_schedules_do_not() -> None:
+    schedule = {"schedule_id": "s1", "frozen_at": "2026-01-01T12:00:00+00:00"}
+    at, early, other = ({"report": {"schedule_id": sid}, "reported_at": when} for sid, when in (
+        ("s1", "2026-01-01T12:00:00+00:00"), ("s1", "2026-01-01T11:59:59+00:00"),
+        ("s2", "2026-01-01T13:00:00+00:00")))
+    assert schedule_observations(schedule, [at, early, other]) == ([at], 1)

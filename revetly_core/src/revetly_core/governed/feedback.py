@@ -22,6 +22,7 @@ from revetly_core.governed.quality import (
     declared,
     denominators,
     episode_outcomes,
+    schedule_observations,
     success_interval,
 )
 from revetly_core.governed.scope import Scope, check_name
@@ -172,8 +173,8 @@ class FeedbackService:
             if schedule is None:
                 raise Refusal("no_schedule", f"no frozen schedule {schedule_id} in this scope",
                               "the owner freezes schedules before observations are counted")
-            observations = [r for _, r in self.evidence.records(session.scope.partition(OUTCOMES), "out-")
-                            if r["report"].get("schedule_id") == schedule_id]
+            observations, earlier = schedule_observations(
+                schedule, (r for _, r in self.evidence.records(session.scope.partition(OUTCOMES), "out-")))
             counts = quality_counts(schedule["tasks"], observations)
             latest = {o["report"]["task_id"]: o["report"] for o in observations
                       if o["report"]["task_id"] in schedule["tasks"]}
@@ -181,6 +182,7 @@ class FeedbackService:
             usage = [r for _, r in self.evidence.records(session.scope.partition(USAGE), "usage-")]
             return {"schedule_id": schedule_id, "scope": session.scope.to_dict(),
                     "verification": "unverified host reports", **declared(schedule), **counts,
+                    "reported_before_freeze": earlier,
                     "denominators": by_class_and_version([(schedule, counts)]),
                     "uncertainty": {"success": success_interval(episode_outcomes(latest),
                                                                 f"{session.scope.key}/{schedule_id}")},
@@ -194,9 +196,9 @@ class FeedbackService:
             frozen = self.evidence.records(CONTROL, f"schedule:{session.scope.key}:")
             schedules = sorted((r for _, r in frozen), key=lambda r: str(r["schedule_id"]))
             observations = [r for _, r in self.evidence.records(session.scope.partition(OUTCOMES), "out-")]
-            entries = [(schedule, quality_counts(schedule["tasks"], [
-                o for o in observations if o["report"].get("schedule_id") == schedule["schedule_id"]]))
-                for schedule in schedules]
+            entries = [(schedule, quality_counts(schedule["tasks"],
+                                                 schedule_observations(schedule, observations)[0]))
+                       for schedule in schedules]
             return {"scope": session.scope.to_dict(), "verification": "unverified host reports",
                     "schedules": [{"schedule_id": schedule["schedule_id"], **declared(schedule),
                                    **denominators(counts)} for schedule, counts in entries],

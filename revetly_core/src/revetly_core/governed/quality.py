@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from revetly_core.governed.scope import check_name
@@ -66,6 +67,17 @@ def declared(schedule: dict[str, Any]) -> dict[str, Any]:
     """The class and versions a schedule declares; a legacy schedule shows them unspecified."""
     return {"task_class": schedule.get("task_class") or UNSPECIFIED,
             "versions": schedule.get("versions") or UNSPECIFIED}
+
+
+def schedule_observations(schedule: dict[str, Any], observations: Iterable[dict[str, Any]]
+                          ) -> tuple[list[dict[str, Any]], int]:
+    """The observations a frozen schedule counts (those naming it, reported at or after it was
+    frozen: its tasks, class and versions come before its observations) and how many named it
+    earlier (never counted)."""
+    frozen_at = datetime.fromisoformat(schedule["frozen_at"])
+    named = [o for o in observations if o["report"].get("schedule_id") == schedule["schedule_id"]]
+    counted = [o for o in named if datetime.fromisoformat(o["reported_at"]) >= frozen_at]
+    return counted, len(named) - len(counted)
 
 
 def denominators(counts: dict[str, Any]) -> dict[str, int]:
