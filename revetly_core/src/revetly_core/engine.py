@@ -139,6 +139,13 @@ class Engine:
             payload["capture"] = capture_state(self.root, self.paths.state, self.paths.db, capture)
         return payload
 
+    def corpus_revision(self) -> tuple[int, int | None]:
+        """The corpus revision CONTEXT serves and the id of its last finished pass (None before
+        any): what a cache of reads is valid for. Two reads on this thread's kept reader."""
+        store = self._search_stores.get()
+        last = store.last_pass()
+        return store.revision, None if last is None else int(last["pass_id"])
+
     def check(self, repair: bool = False) -> CheckAnswer:
         """Every file that breaks the schema and every declared link CONTEXT does not hold."""
         from revetly_core.reads.check import check_instance

@@ -195,6 +195,8 @@ REFUSAL_CODES: tuple[RefusalCode, ...] = (
           "restore the complete home from a backup", "evidence_integrity"),
     _code("evidence-busy", "the evidence database is locked by another process",
           "retry", "evidence_busy"),
+    _code("bad-durability", "a vault durability other than process or power was asked for (ADR 0037)",
+          "use durability process or power", "bad_durability"),
     _code("record-exists", "a record of that id already exists; records are append-only",
           "use a new id", "record_exists"),
     # ---- governed export, recovery and vault format (ADR 0035) ----

@@ -17,13 +17,17 @@ from revetly_core.governed.idempotency import check_key, record_id_for, replay_o
 from revetly_core.governed.metrics import OperationalMetrics
 from revetly_core.governed.principals import Session
 from revetly_core.governed.quality import (
+    by_class_and_version,
     check_task_class,
     check_versions,
     declared,
+    denominators,
     episode_outcomes,
+    schedule_observations,
     success_interval,
 )
 from revetly_core.governed.scope import Scope, check_name
+from revetly_core.governed.usage import USAGE, scheduled_usage
 from revetly_core.governed.vault import CONTROL, EvidenceService
 from revetly_core.refusal import Refusal
 
@@ -172,15 +176,36 @@ class FeedbackService:
             if schedule is None:
                 raise Refusal("no_schedule", f"no frozen schedule {schedule_id} in this scope",
                               "the owner freezes schedules before observations are counted")
-            observations = [r for _, r in self.evidence.records(session.scope.partition(OUTCOMES), "out-")
-                            if r["report"].get("schedule_id") == schedule_id]
+            observations, earlier = schedule_observations(
+                schedule, (r for _, r in self.evidence.records(session.scope.partition(OUTCOMES), "out-")))
             counts = quality_counts(schedule["tasks"], observations)
             latest = {o["report"]["task_id"]: o["report"] for o in observations
                       if o["report"]["task_id"] in schedule["tasks"]}
+            scheduled = [o["report"] for o in observations if o["report"]["task_id"] in schedule["tasks"]]
+            usage = [r for _, r in self.evidence.records(session.scope.partition(USAGE), "usage-")]
             return {"schedule_id": schedule_id, "scope": session.scope.to_dict(),
                     "verification": "unverified host reports", **declared(schedule), **counts,
+                    "reported_before_freeze": earlier,
+                    "denominators": by_class_and_version([(schedule, counts)]),
                     "uncertainty": {"success": success_interval(episode_outcomes(latest),
-                                                                f"{session.scope.key}/{schedule_id}")}}
+                                                                f"{session.scope.key}/{schedule_id}")},
+                    "usage": scheduled_usage(usage, (o["run_id"] for o in scheduled))}
+
+    def quality_summary(self, session: Session) -> dict[str, Any]:
+        """Every frozen schedule of this scope (by id) with its denominators, and their sums per
+        task class and per version (read grant); legacy schedules count as unspecified."""
+        with self.metrics.measure(session.scope.key, "feedback_quality"):
+            self.authorize(session, "read")
+            frozen = self.evidence.records(CONTROL, f"schedule:{session.scope.key}:")
+            schedules = sorted((r for _, r in frozen), key=lambda r: str(r["schedule_id"]))
+            observations = [r for _, r in self.evidence.records(session.scope.partition(OUTCOMES), "out-")]
+            entries = [(schedule, quality_counts(schedule["tasks"],
+                                                 schedule_observations(schedule, observations)[0]))
+                       for schedule in schedules]
+            return {"scope": session.scope.to_dict(), "verification": "unverified host reports",
+                    "schedules": [{"schedule_id": schedule["schedule_id"], **declared(schedule),
+                                   **denominators(counts)} for schedule, counts in entries],
+                    **by_class_and_version(entries)}
 
     def operational_metrics(self, session: Session) -> dict[str, Any]:
         """This scope's per-operation counters and p50/p95 over the last 256 calls (process-local)."""

@@ -10,10 +10,16 @@ A proposal's sources are snapshots of artifacts: id, the CONTEXT generation they
 in (its corpus revision), the SHA-256 of their exact words, and the scope. Eligibility is
 checked before the words are used: the artifact must exist, must not be withheld by the
 CONTEXT, and, for ``remote`` egress, must not carry ``sensitivity: sensitive|restricted``.
+
+Rechecks (an approval, an activation, every rule evaluation) are cached per CONTEXT revision:
+the answer for a set of snapshots is kept while the corpus revision and last pass are the ones
+it was computed under, and every cached answer is dropped when either moves (a pass that
+changed a source always moves the revision).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -99,6 +105,56 @@ def source_difference(proposed: SourceSnapshot, current: SourceSnapshot) -> str 
     return None
 
 
+Revision = tuple[int, str | None]
+"""What a CONTEXT's sources are read at: its corpus revision and the id of its last pass."""
+SnapshotKey = tuple[tuple[str, int, str, str], ...]
+MAX_CACHED_RECHECKS = 1024
+
+
+def snapshot_key(proposed: Iterable[SourceSnapshot]) -> SnapshotKey:
+    """What a recheck's answer depends on besides the CONTEXT: each snapshot's id, generation,
+    digest and scope (not the kept words, which the digest covers)."""
+    return tuple((s.artifact_id, s.generation, s.content_sha256, s.scope.key) for s in proposed)
+
+
+class RecheckCache:
+    """Recheck answers valid at one CONTEXT revision; a new revision empties it (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._revision: Revision | None = None
+        self._answers: dict[SnapshotKey, list[str]] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, revision: Revision, key: SnapshotKey) -> list[str] | None:
+        """The kept answer for these snapshots at this revision, or None (counted as a miss)."""
+        with self._lock:
+            if revision != self._revision:
+                self._revision, self._answers = revision, {}
+            answer = self._answers.get(key)
+            if answer is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+            return list(answer)
+
+    def put(self, revision: Revision, key: SnapshotKey, problems: list[str]) -> None:
+        """Keep an answer computed at this revision (bounded: a full cache starts over)."""
+        with self._lock:
+            if revision != self._revision:
+                return
+            if len(self._answers) >= MAX_CACHED_RECHECKS:
+                self._answers = {}
+            self._answers[key] = list(problems)
+
+    def info(self) -> dict[str, Any]:
+        """Hits, misses, entries and the revision the entries are valid at."""
+        with self._lock:
+            return {"hits": self.hits, "misses": self.misses, "entries": len(self._answers),
+                    "revision": None if self._revision is None else list(self._revision)}
+
+
 class MemoryBinding:
     """One canonical memory (an Engine) bound to one tenant and one egress class."""
 
@@ -108,6 +164,7 @@ class MemoryBinding:
         self.memory = memory
         self.tenant_id = check_name(memory_tenant_id, "workspace") if memory_tenant_id else LOCAL_TENANT
         self.egress_class = check_egress_class(egress_class)
+        self.rechecks = RecheckCache()
 
     def require_tenant(self, scope: Scope) -> None:
         """A scope of another tenant is refused, whatever its credential."""
@@ -120,7 +177,12 @@ class MemoryBinding:
 
     def generation(self) -> int:
         """The CONTEXT's current generation: its corpus revision number."""
-        return int(self.memory.context_health().get("corpus_revision") or 0)
+        return self.revision()[0]
+
+    def revision(self) -> Revision:
+        """The CONTEXT's corpus revision and the id of its last pass (None before any)."""
+        revision, last_pass = self.memory.corpus_revision()
+        return revision, None if last_pass is None else str(last_pass)
 
     def snapshot(self, scope: Scope, ref: MemorySourceRef | str, generation: int | None = None
                  ) -> SourceSnapshot:
@@ -148,9 +210,20 @@ class MemoryBinding:
         return [self.snapshot(scope, artifact_id, generation) for artifact_id in ids]
 
     def recheck(self, proposed: Iterable[SourceSnapshot]) -> list[str]:
-        """Every way the proposed sources differ from canonical memory now (empty: unchanged)."""
+        """Every way the proposed sources differ from canonical memory now (empty: unchanged);
+        answered from the cache while the CONTEXT's revision is the one it was computed at."""
+        snaps = list(proposed)
+        revision = self.revision()
+        key = snapshot_key(snaps)
+        cached = self.rechecks.get(revision, key)
+        if cached is not None:
+            return cached
+        problems = self._recheck(snaps, revision[0])
+        self.rechecks.put(revision, key, problems)
+        return problems
+
+    def _recheck(self, proposed: list[SourceSnapshot], generation: int) -> list[str]:
         problems: list[str] = []
-        generation = self.generation()
         for snap in proposed:
             try:
                 current = self.snapshot(snap.scope, snap.artifact_id, generation)

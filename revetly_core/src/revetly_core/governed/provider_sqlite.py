@@ -1,5 +1,9 @@
 """SQLiteRagProvider: the built-in local provider. Passages live encrypted in the evidence vault;
 its FTS5 index is built only in RAM (never on disk), once per source revision, and cached.
+
+An import extends the cached index with what it appended, so a batch costs what it adds; the
+index is rebuilt from the vault only when its record count is not the one this process expects
+(another process appended, or an append failed halfway).
 """
 
 from __future__ import annotations
@@ -70,6 +74,18 @@ class _Index:
     lock: threading.Lock
 
 
+def stored_digest(index: _Index, key: tuple[str, str]) -> str | None:
+    """The SHA-256 of the passage the index holds for (document, chunk), or None."""
+    position = index.by_key.get(key)
+    return None if position is None else index.hits[position].sha256
+
+
+def _index_passages(fts: sqlite3.Connection, start: int, hits: list[RagHit]) -> None:
+    """Add passages to a RAM FTS5 index, rowid = their position in the index's hit list."""
+    fts.executemany("INSERT INTO passages(rowid, body) VALUES (?, ?)",
+                    ((start + i, h.passage) for i, h in enumerate(hits)))
+
+
 class SQLiteRagProvider:
     """The reference adapter: provider_id ``sqlite-vault``, egress ``none``."""
 
@@ -100,31 +116,35 @@ class SQLiteRagProvider:
                           f"{len(hits)} passages in one batch; the bound is {MAX_PUT_BATCH}",
                           "split the import into batches")
         with self._lock:
-            known = {key: index_hit.sha256 for key, index_hit in self._stored(source).items()}
-            fresh: list[list[Any]] = []
+            index = self._index(source)
+            fresh: list[RagHit] = []
+            batch_texts: dict[tuple[str, str], str] = {}
             unchanged = 0
             for hit in hits:
                 validate_hit(source, hit)
                 key = (hit.document_id, hit.chunk_id)
-                if key in known:
-                    if known[key] != hit.sha256:
+                known = stored_digest(index, key) or batch_texts.get(key)
+                if known is not None:
+                    if known != hit.sha256:
                         raise Refusal("revision_required",
                                       f"{key[0]}/{key[1]} already holds other text at "
                                       f"revision {source.revision}",
                                       "put changed passages under a new revision")
                     unchanged += 1
                     continue
-                known[key] = hit.sha256
-                fresh.append(_row(hit))
-            self._append_rows(source, fresh)
-            self._indexes.pop(docs_partition(source), None)
+                batch_texts[key] = hit.sha256
+                fresh.append(_hit(source, _row(hit)))
+            appended = self._append_rows(source, [_row(hit) for hit in fresh])
+            self._extend(source, index, fresh, appended)
         return {"source_id": source.source_id, "revision": source.revision, "added": len(fresh),
                 "unchanged": unchanged, "usage": self.evidence.usage(docs_partition(source))}
 
-    def _append_rows(self, source: RagSource, rows: list[list[Any]]) -> None:
+    def _append_rows(self, source: RagSource, rows: list[list[Any]]) -> int:
+        """Append rows as records of at most about 192 KiB each; the number of records appended."""
         partition = docs_partition(source)
         batch: list[list[Any]] = []
         size = 0
+        appended = 0
         for row in [*rows, None]:
             if row is not None and (not batch or size + _size(row) <= RECORD_TARGET_BYTES):
                 batch.append(row)
@@ -133,11 +153,23 @@ class SQLiteRagProvider:
             if batch:
                 record_id = f"batch-{time.time_ns():020d}-{secrets.token_hex(4)}"
                 self.evidence.append(partition, record_id, {"rows": batch})
+                appended += 1
             batch, size = ([row], _size(row)) if row is not None else ([], 0)
+        return appended
 
-    def _stored(self, source: RagSource) -> dict[tuple[str, str], RagHit]:
-        index = self._index(source)
-        return {key: index.hits[i] for key, i in index.by_key.items()}
+    def _extend(self, source: RagSource, index: _Index, hits: list[RagHit], appended: int) -> None:
+        """Add what this import appended to the cached index, or drop the index when the vault
+        holds records this process did not write (the next use rebuilds it)."""
+        partition = docs_partition(source)
+        if self.evidence.usage(partition)["records"] != index.records + appended:
+            self._indexes.pop(partition, None)
+            return
+        start = len(index.hits)
+        with index.lock:
+            _index_passages(index.fts, start, hits)
+            index.hits.extend(hits)
+            index.by_key.update(((h.document_id, h.chunk_id), start + i) for i, h in enumerate(hits))
+            index.records += appended
 
     def _index(self, source: RagSource) -> _Index:
         """The RAM index of a source revision, rebuilt when its record count changed."""
@@ -152,8 +184,7 @@ class SQLiteRagProvider:
         fts = sqlite3.connect(":memory:", check_same_thread=False)
         fts.execute("PRAGMA temp_store=MEMORY")
         fts.execute("CREATE VIRTUAL TABLE passages USING fts5(body, tokenize='porter unicode61')")
-        fts.executemany("INSERT INTO passages(rowid, body) VALUES (?, ?)",
-                        ((i, h.passage) for i, h in enumerate(hits)))
+        _index_passages(fts, 0, hits)
         index = _Index(records, hits, {(h.document_id, h.chunk_id): i for i, h in enumerate(hits)},
                        fts, threading.Lock())
         self._indexes[partition] = index

@@ -1,5 +1,11 @@
-"""Quality-report additions: a schedule's owner-declared task class and versions, and diagnostic
-uncertainty intervals by whole-episode resampling.
+"""Quality-report additions: a schedule's owner-declared task class and versions, the
+denominators per class and per version, and diagnostic uncertainty intervals by whole-episode
+resampling.
+
+Per class and per version, the denominators (scheduled, observed, missing, succeeded, failed,
+unknown) of every schedule are summed under the class or version identifier it declared; a
+schedule that declared none (a legacy schedule), or not a given version name, is summed under
+``unspecified``. So each grouping accounts for every scheduled task, missing ones included.
 
 An episode is one host run (``run_id``): the tasks it reported are resampled together, because
 tasks of one run are not independent. The interval is the 2.5th-97.5th percentile of the
@@ -13,6 +19,8 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from revetly_core.governed.scope import check_name
@@ -22,6 +30,7 @@ RESAMPLES = 1000
 MAX_VERSIONS = 16
 MAX_VERSION_CHARS = 128
 UNSPECIFIED = "unspecified"
+DENOMINATORS = ("scheduled", "observed", "missing", "succeeded", "failed", "unknown")
 
 
 def check_task_class(task_class: str | None) -> str | None:
@@ -58,6 +67,43 @@ def declared(schedule: dict[str, Any]) -> dict[str, Any]:
     """The class and versions a schedule declares; a legacy schedule shows them unspecified."""
     return {"task_class": schedule.get("task_class") or UNSPECIFIED,
             "versions": schedule.get("versions") or UNSPECIFIED}
+
+
+def schedule_observations(schedule: dict[str, Any], observations: Iterable[dict[str, Any]]
+                          ) -> tuple[list[dict[str, Any]], int]:
+    """The observations a frozen schedule counts (those naming it, reported at or after it was
+    frozen: its tasks, class and versions come before its observations) and how many named it
+    earlier (never counted)."""
+    frozen_at = datetime.fromisoformat(schedule["frozen_at"])
+    named = [o for o in observations if o["report"].get("schedule_id") == schedule["schedule_id"]]
+    counted = [o for o in named if datetime.fromisoformat(o["reported_at"]) >= frozen_at]
+    return counted, len(named) - len(counted)
+
+
+def denominators(counts: dict[str, Any]) -> dict[str, int]:
+    """The denominators of a schedule's counts (no rates, no per-task list)."""
+    return {name: int(counts[name]) for name in DENOMINATORS}
+
+
+def _add(groups: dict[str, dict[str, int]], label: str, counts: dict[str, Any]) -> None:
+    group = groups.setdefault(label, dict.fromkeys(DENOMINATORS, 0))
+    for name in DENOMINATORS:
+        group[name] += int(counts[name])
+
+
+def by_class_and_version(entries: Iterable[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
+    """Denominators summed per task class and per version name and identifier over (schedule,
+    counts) pairs; what a schedule did not declare is summed under unspecified."""
+    pairs = list(entries)
+    names = sorted({name for schedule, _ in pairs for name in (schedule.get("versions") or {})})
+    by_class: dict[str, dict[str, int]] = {}
+    by_version: dict[str, dict[str, dict[str, int]]] = {name: {} for name in names or [UNSPECIFIED]}
+    for schedule, counts in pairs:
+        _add(by_class, schedule.get("task_class") or UNSPECIFIED, counts)
+        versions = schedule.get("versions") or {}
+        for name in by_version:
+            _add(by_version[name], versions.get(name, UNSPECIFIED), counts)
+    return {"by_class": by_class, "by_version": by_version}
 
 
 def episode_outcomes(latest: dict[str, dict[str, Any]]) -> dict[str, tuple[int, int]]:

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from revetly_core.governed.feedback import FeedbackService
-from revetly_core.governed.principals import Session
 from revetly_core.governed.scope import Scope
 from revetly_core.refusal import Refusal
 
+if TYPE_CHECKING:  # FeedbackService's quality report uses this module's totals
+    from revetly_core.governed.feedback import FeedbackService
+    from revetly_core.governed.principals import Session
+
 USAGE = "usage"
+USAGE_LABEL = "partial host reports, not verified billing"
 FIGURES = ("usd_micros", "input_tokens", "output_tokens", "model_calls")
 MAX_FIGURE = 2**53 - 1
 """The largest figure or total kept exactly (a JSON-safe integer); a larger total is 'overflow'."""
@@ -67,12 +70,37 @@ def total(values: Iterable[int | None]) -> int | str | None:
 
 def usage_totals(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Per-figure totals, known subtotals and counts of unknowns over retained usage records."""
-    out: dict[str, Any] = {"receipts": len(records), "label": "partial host reports, not verified billing"}
+    out: dict[str, Any] = {"receipts": len(records), "label": USAGE_LABEL}
     for figure in FIGURES:
         values = [r["usage"][figure] for r in records]
         known = [v for v in values if v is not None]
         out[figure] = {"total": total(values) if records else None,
                        "known_subtotal": total(known), "unknown": len(values) - len(known)}
+    return out
+
+
+def usage_of_runs(records: Iterable[dict[str, Any]], runs: Iterable[str]) -> list[dict[str, Any]]:
+    """The retained usage records of these runs only (a quality report's scheduled runs)."""
+    wanted = set(runs)
+    return [r for r in records if r["usage"]["run_id"] in wanted]
+
+
+def scheduled_usage(records: Iterable[dict[str, Any]], runs: Iterable[str]) -> dict[str, Any]:
+    """Usage of a quality report's scheduled runs, per figure: the total (null when any part is
+    unknown or any run has no usage captured: missing capture is null, never zero; 'overflow'
+    past the bound), the known subtotal (null when nothing was captured) and the unknown parts."""
+    run_ids = sorted(set(runs))
+    kept = usage_of_runs(records, run_ids)
+    captured = {r["usage"]["run_id"] for r in kept}
+    missing = [run for run in run_ids if run not in captured]
+    out: dict[str, Any] = {"label": USAGE_LABEL, "runs": len(run_ids), "runs_with_usage": len(captured),
+                           "runs_missing_usage": missing, "receipts": len(kept)}
+    for figure in FIGURES:
+        values = [r["usage"][figure] for r in kept]
+        known = [v for v in values if v is not None]
+        out[figure] = {"total": total([*values, *([None] * len(missing))]) if run_ids else None,
+                       "known_subtotal": total(known) if kept else None,
+                       "unknown": len(values) - len(known) + len(missing)}
     return out
 
 

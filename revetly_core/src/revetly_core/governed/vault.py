@@ -53,7 +53,13 @@ from pathlib import Path
 from typing import Any
 
 from revetly_core.governed import crypto
-from revetly_core.governed.evidence_db import EvidenceDatabase, integrity_refusal
+from revetly_core.governed.evidence_db import (
+    DEFAULT_DURABILITY,
+    Durability,
+    EvidenceDatabase,
+    integrity_refusal,
+    write_anchor,
+)
 from revetly_core.governed.home import (
     Home,
     read_private_file,
@@ -216,19 +222,19 @@ def _integrity(detail: str) -> Refusal:
 class EvidenceService:
     """The encrypted evidence vault of one home. Thread-safe; one SQLite connection, one lock."""
 
-    def __init__(self, home: Home, *, clock: Clock | None = None) -> None:
+    def __init__(self, home: Home, *, clock: Clock | None = None,
+                 durability: Durability = DEFAULT_DURABILITY) -> None:
         self.home = home
         self.clock: Clock = clock or utc_now
         current_master = home.master_key()
         fresh = not home.database.exists()
-        self._db = EvidenceDatabase(home.database)
+        self._db = EvidenceDatabase(home.database, durability)
         try:
             if not fresh:
                 self._require_vault_database()
             if fresh:
                 os.chmod(home.database, 0o600)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.set_durability()
             self._db.executescript(_SCHEMA)
             self._db.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?)", (FORMAT,))
             found = self._db.execute("SELECT value FROM meta WHERE key='format'").fetchone()[0]
@@ -333,19 +339,20 @@ class EvidenceService:
     # ---- construction ----
 
     @classmethod
-    def create(cls, root: Path | str, vault_id: str, *, clock: Clock | None = None
-               ) -> tuple[EvidenceService, str]:
+    def create(cls, root: Path | str, vault_id: str, *, clock: Clock | None = None,
+               durability: Durability = DEFAULT_DURABILITY) -> tuple[EvidenceService, str]:
         """A new home and vault, and its owner credential (returned once, stored only as a hash)."""
-        service = cls(Home.create(root, vault_id), clock=clock)
+        service = cls(Home.create(root, vault_id), clock=clock, durability=durability)
         from revetly_core.governed.adoption import bind_new_home
 
         bind_new_home(service)
         return service, service.principals.create_owner()
 
     @classmethod
-    def open(cls, root: Path | str, vault_id: str, *, clock: Clock | None = None) -> EvidenceService:
+    def open(cls, root: Path | str, vault_id: str, *, clock: Clock | None = None,
+             durability: Durability = DEFAULT_DURABILITY) -> EvidenceService:
         """Open an existing home; permissions are checked before any key is read."""
-        return cls(Home.open(root, vault_id), clock=clock)
+        return cls(Home.open(root, vault_id), clock=clock, durability=durability)
 
     def close(self) -> None:
         with self._lock:
@@ -359,7 +366,7 @@ class EvidenceService:
 
     def append_many(self, partition: str, items: list[tuple[str, dict[str, Any]]], *,
                     crash_before_commit: str | None = None) -> None:
-        """Seal and append several records of one partition in one durable commit (one fsynced
+        """Seal and append several records of one partition in one durable commit (one
         checkpoint): all of them are retained or none. Any existing id refuses the whole batch.
         crash_before_commit names the caller's fault-injection point inside the transaction."""
         sealed_plain = [(record_id, encode_message(payload)) for record_id, payload in items]
@@ -384,7 +391,7 @@ class EvidenceService:
                 self._db.execute("UPDATE partitions SET count=?, seq=?, root=?, bytes=? WHERE partition=?",
                                  (new.count, new.seq, new.root, new.bytes, partition))
                 pending = self._anchor_path(partition, pending=True)
-                replace_private_file(pending, self._seal_anchor(partition, new))
+                write_anchor(pending, self._seal_anchor(partition, new), self._db.durability)
                 if crash_before_commit is not None:
                     crash_point(crash_before_commit)
                 version = self._data_version()
@@ -615,7 +622,7 @@ class EvidenceService:
                                          (partition,))
                 head = self._rechain(partition)
                 pending = self._anchor_path(partition, pending=True)
-                replace_private_file(pending, self._seal_anchor(partition, head))
+                write_anchor(pending, self._seal_anchor(partition, head), self._db.durability)
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")

@@ -55,11 +55,13 @@ def temp_name(path: Path) -> Path:
 
 
 def atomic_write(path: Path, data: bytes, *, mode: int | None = None,
-                 crash: str | None = None) -> None:
+                 crash: str | None = None, durable: bool = True) -> None:
     """Write data so a reader sees the old file or the new one, never half of either.
 
     mode is the file's permission bits (default: the umask's, or the file's own when it
     exists); crash names the fault-injection point between the fsynced temp and the rename.
+    durable=False skips both fsyncs: the rename still survives a killed process (the kernel
+    holds the bytes), not a power loss.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     bits = default_mode(path) if mode is None else mode
@@ -70,7 +72,8 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None,
             fh.write(data)
             fh.flush()
             os.fchmod(fh.fileno(), bits)
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         if crash is not None:
             crash_point(crash)
         os.replace(tmp, path)
@@ -78,7 +81,8 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None,
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
 
