@@ -118,3 +118,11 @@ def test_a_file_written_before_the_recipe_is_filled_on_the_next_pass(full: Insta
     full.sync()
     assert inferred.without_text() == []
     assert len(VectorStore(index, NAMES_FILE).digests()) == 3
+
+
+def test_a_lite_instance_never_opens_the_recipe(instance: Instance) -> None:
+    inst = write_stories(instance)
+    inst.sync()
+    inst.engine().search_context("0003 spreadsheet")
+    index = inst.root / ".revetly" / "index"
+    assert not (index / "inferred.sqlite").exists() and not (index / NAMES_FILE).exists()
