@@ -196,12 +196,11 @@ class InferredStore:
                 "(SELECT artifact_id FROM episodes_fts) ORDER BY artifact_id")]
 
     def write_texts(self, texts: Iterable[tuple[str, str]]) -> None:
-        """(artifact id, episode text) pairs kept for the recipe's episode leg, replacing any."""
+        """(artifact id, episode text) pairs kept for the recipe's episode leg, for artifacts
+        that hold none yet (`without_text`: an FTS5 delete by an unindexed id scans the table)."""
         with closing(self._connect()) as conn, conn:
-            for artifact_id, text in texts:
-                conn.execute("DELETE FROM episodes_fts WHERE artifact_id=?", (artifact_id,))
-                conn.execute("INSERT INTO episodes_fts (body, artifact_id) VALUES (?, ?)",
-                             (text, artifact_id))
+            conn.executemany("INSERT INTO episodes_fts (body, artifact_id) VALUES (?, ?)",
+                             [(text, artifact_id) for artifact_id, text in texts])
 
     def fact_sources(self, facts: list[str]) -> dict[str, set[str]]:
         """fact sentence -> the artifacts whose episodes extracted it (each fact's sources)."""
