@@ -91,3 +91,17 @@ def test_binding_marks_and_demotes_the_statements_of_a_discarded_source(
     assert after["inferred_retired"] == {"count": len(retired)}
     flags = [bool(s.get("sources_retired")) for s in inferred]
     assert flags == sorted(flags)  # every live one first
+
+
+def test_a_withdrawn_source_is_read_marked_when_deleted_work_is_asked_for(
+        full: Instance) -> None:
+    full.git.remove("backlog/STORY-0002.md")
+    full.git.commit("withdraw two")
+    full.sync()
+    live = full.engine().search_context(QUERY, inferred="all")
+    assert "STORY-0002" not in {f["endpoints"][0] for f in live["facts"] if f["band"] == "inferred"}
+    marked = full.engine().search_context(QUERY, inferred="all", deleted="include")
+    from_two = [f for f in marked["facts"]
+                if f["band"] == "inferred" and f["endpoints"][0] == "STORY-0002"]
+    assert from_two and all(f.get("sources_retired") for f in from_two)
+    assert marked["inferred_retired"]["count"] >= len(from_two)
