@@ -185,14 +185,16 @@ class Engine:
         history_after: str | None = None,
         depth: int | str | None = None,
         deleted: str | None = None,
+        inferred: str | None = None,
     ) -> ArtifactAnswer:
-        """One artifact by id: the brief, the full record (history_after) or the branch (depth)."""
+        """One artifact by id: the brief, the full record (history_after) or the branch (depth);
+        inferred='all' serves a full instance's inferred half whole."""
         from revetly_core.reads.artifact import get_artifact
 
         with self._store() as store:
             return get_artifact(self.config, store, artifact_id, project=project,
                                 history_after=history_after, depth=depth, deleted=deleted,
-                                inferred=self._inferred())
+                                inferred=inferred, projection=self._inferred())
 
     def list_backlog(
         self,

@@ -68,7 +68,8 @@ def test_under_a_tiny_budget_the_inferred_rows_go_before_any_stated_word(
     assert len(json.dumps({k: cut[k] for k in ("body", "title", "acceptance_criteria")})) == stated
 
 
-NO_SEMANTIC = "\n[ranking]\nsemantic = 0.0\n"
+NO_SEMANTIC = "\n[ranking]\nsemantic = 0.0\nrecipe = 0.0\n"
+"""The legs a lite instance lacks switched off: what is left to differ is the inferred edges."""
 
 
 def test_an_inferred_edge_never_lifts_a_rank(tmp_path: Path, fake_llm: FakeLlm) -> None:

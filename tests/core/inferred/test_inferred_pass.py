@@ -95,11 +95,19 @@ def test_a_changed_extraction_model_rebuilds_the_graph(instance: Instance,
     assert report["rebuilt"] is True and report["episodes"] == len(STORIES)
 
 
-def test_a_deleted_artifact_loses_its_episode(instance: Instance, fake_llm: FakeLlm) -> None:
+def test_a_withdrawn_artifact_keeps_its_extraction(instance: Instance, fake_llm: FakeLlm) -> None:
     inst = write_stories(instance, fake_llm.config())
     inst.sync()
+    kept = inferred_of(inst).episodes()["STORY-0003"]
     inst.git.remove("backlog/STORY-0003.md")
     inst.git.commit("remove one")
     report = inst.sync()["inferred"]
-    assert report["removed"] == 1
-    assert "STORY-0003" not in inferred_of(inst).episodes()
+    assert report["removed"] == 0 and report["episodes"] == 0
+    assert inferred_of(inst).episodes()["STORY-0003"] == kept  # reads mark it sources_retired
+
+
+def test_only_an_artifact_context_no_longer_holds_loses_its_episode() -> None:
+    from revetly_core.inferred.sync import removed_episodes
+
+    stored = {"A-1": ("u1", "d"), "B-1": ("u2", "d")}
+    assert removed_episodes({"A-1", "B-1", "C-1"}, stored, {"A-1", "C-1"}) == ["B-1"]

@@ -103,3 +103,12 @@ def test_link_count_reads_no_tree_edge() -> None:
     assert ranking.counts_toward("depends_on")
     assert ranking.counts_toward("supersedes")
     assert not ranking.counts_toward("parent")
+
+
+def test_an_inferred_edge_never_lifts_a_rank() -> None:
+    """Only a declared link counts toward a row's link count, never an inferred one."""
+    from revetly_core.operate.audit_links import LINK_METHODS
+    from revetly_core.reads.inferred import INFERRED_METHOD
+
+    assert [m for m in (*LINK_METHODS, INFERRED_METHOD) if ranking.lifts_rank(m)] == ["declared"]
+    assert all(ranking.lifts_rank(m) for m in ranking.RANK_LINK_METHODS)

@@ -78,3 +78,12 @@ def test_the_declared_link_tally_counts_other_artifacts_per_relation(store: Stor
                        link("D-1", "B-1", "depends_on", "explicit-ref")], T0)
     assert sorted(store.declared_link_tally(["B-1", "E-1"])) == [
         LinkTally("B-1", "depends_on", 2), LinkTally("B-1", "parent", 1)]
+
+
+def test_the_link_tally_counts_only_the_methods_it_is_given(store: Store) -> None:
+    store.state_links([link("A-1", "B-1", "depends_on", "declared"),
+                       link("C-1", "B-1", "depends_on", "inferred"),
+                       link("D-1", "B-1", "depends_on", "explicit-ref")], T0)
+    assert store.declared_link_tally(["B-1"], ("declared",)) == [LinkTally("B-1", "depends_on", 1)]
+    assert store.declared_link_tally(["B-1"], ("declared", "inferred")) == [
+        LinkTally("B-1", "depends_on", 2)]

@@ -94,7 +94,8 @@ def test_a_repeatable_option_given_no_value_is_none() -> None:
 
 def test_an_empty_text_is_passed_as_given() -> None:
     tool, inspect = twin("inspect")
-    values = {"artifact_id": "STORY-0001", "project": None, "history_after": "", "deleted": None}
+    values = {"artifact_id": "STORY-0001", "project": None, "history_after": "", "deleted": None,
+              "inferred": None}
     assert tool_arguments(tool, inspect, values)["history_after"] == ""
 
 
@@ -164,3 +165,13 @@ def test_a_twins_help_order_names_each_of_its_values_once() -> None:
         if t.order:
             names = [p.name for p in command_params(tool, t)] + ["instance"]
             assert sorted(t.order) == sorted(names), t.command
+
+
+def test_inspect_and_branch_take_inferred_as_get_artifact_does() -> None:
+    for command in ("inspect", "branch"):
+        tool, cli = twin(command)
+        params = {p.name: p for p in command_params(tool, cli)}
+        assert params["inferred"].flags == ("--inferred",) and params["inferred"].default is None
+        values = {p.name: p.default for p in command_params(tool, cli)}
+        values.update({"artifact_id": "STORY-0001", "inferred": "all"})
+        assert tool_arguments(tool, cli, values)["inferred"] == "all"

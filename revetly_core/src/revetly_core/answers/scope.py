@@ -38,6 +38,7 @@ class Statement(TypedDict):
     relation: NotRequired[str]
     other: NotRequired[str]
     unnamed_endpoints: NotRequired[bool]
+    sources_retired: NotRequired[bool]
 
 
 class InferredStatementsCount(TypedDict):
@@ -110,6 +111,7 @@ class BindingAnswer(Envelope):
     statements_truncated: NotRequired[CutReport]
     deterministic_statements: int
     inferred_statements: Absent | InferredStatementsCount
+    inferred_retired: NotRequired[Count]
     ancestors_summarised: NotRequired[JSONObject]
     truncated: NotRequired[CutReport]
     note: NotRequired[str]

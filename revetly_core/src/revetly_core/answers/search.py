@@ -53,6 +53,7 @@ class Fact(TypedDict):
     stated_at: NotRequired[str | None]
     invalidated: NotRequired[bool]
     invalid_at: NotRequired[str | None]
+    sources_retired: NotRequired[bool]
 
 
 class ConceptRow(TypedDict):
@@ -108,6 +109,7 @@ class SearchAnswer(Envelope):
     truncated_concepts: NotRequired[CutReport]
     facts_truncated: NotRequired[Truncated]
     invalidated: NotRequired[Count]
+    inferred_retired: NotRequired[Count]
     withheld: NotRequired[IdsCount]
     deleted: NotRequired[str]
     truncated_passages: NotRequired[CutReport]

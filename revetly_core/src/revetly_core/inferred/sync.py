@@ -14,7 +14,7 @@ import logging
 import shutil
 import threading
 from collections.abc import Coroutine, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -80,6 +80,14 @@ def run_async(step: Coroutine[Any, Any, T]) -> T:
     return box["value"]  # type: ignore[no-any-return]
 
 
+def removed_episodes(changed: set[str], stored: dict[str, tuple[str, str]],
+                     held: set[str]) -> list[str]:
+    """The changed artifacts whose episode goes: those CONTEXT no longer holds. A withdrawn
+    artifact (held, marked deleted) keeps its extraction, which reads demote and mark
+    sources_retired, never remove."""
+    return sorted(i for i in changed if i in stored and i not in held)
+
+
 def pending_episodes(artifacts: Iterable[Artifact], stored: dict[str, tuple[str, str]],
                      model: str) -> list[Episode]:
     """The episodes whose text, time or model differ from what was extracted (new ones too)."""
@@ -113,7 +121,7 @@ async def feed(graph: InferredGraph, episodes: list[Episode], stored: dict[str, 
             counts.pending = len(episodes) - n
             log.warning("inferred extraction stopped (the next pass retries): %s", counts.error)
             return
-        target.write([extracted], [])
+        target.write([replace(extracted, text=episode.body)], [])
         counts.episodes += 1
 
 
@@ -129,6 +137,7 @@ def pass_inferred(store: Store, index_folder: Path, config: Config, changed: set
     try:
         from revetly_core.embedding.resolve import open_provider
         from revetly_core.inferred.engine import open_graph
+        from revetly_core.inferred.recipe import fill_recipe
 
         provider = open_provider(config.embedding)
         if provider is None:
@@ -142,10 +151,10 @@ def pass_inferred(store: Store, index_folder: Path, config: Config, changed: set
         live = {a.id: a for a in (store.get(i) for i in sorted(changed))
                 if a is not None and not a.deleted}
         known = set(store.all_ids())
-        gone = sorted(i for i in changed if i in stored and i not in live)
+        gone = removed_episodes(changed, stored, known)
         retrying = bool(target.meta().get("error"))
-        docs: Iterable[Artifact] = ((a for a in store.artifacts() if not a.deleted)
-                                    if rebuild or retrying else list(live.values()))
+        docs: Iterable[Artifact] = (store.artifacts() if rebuild or retrying
+                                    else list(live.values()))
         episodes = pending_episodes(docs, stored, config.llm.model or "")
         folder.mkdir(parents=True, exist_ok=True)
         graph = open_graph(folder / GRAPH_FILE, config, counts.usage, provider)
@@ -162,6 +171,8 @@ def pass_inferred(store: Store, index_folder: Path, config: Config, changed: set
         target.write([], gone)
         counts.removed = len(gone)
         counts.kept = target.episode_count() - counts.episodes
+        if counts.error is None:  # a failing provider is not asked again this pass
+            fill_recipe(store, target, index_folder, provider)
     except Refusal as refusal:
         counts.error = f"{refusal.code}: {refusal.detail}"
     except Exception as exc:  # a derived index: never the pass's failure

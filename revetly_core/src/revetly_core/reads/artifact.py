@@ -78,8 +78,10 @@ from revetly_core.reads.budget import (
 )
 from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
 from revetly_core.reads.inferred import (
+    BRANCH_SAMPLE,
     add_brief_keys,
     branch_inferred,
+    check_inferred,
     cut_inferred_before_stated,
     drop_branch_sample,
     link_rows,
@@ -796,16 +798,19 @@ def _fitted_branch(view: _BranchView) -> ArtifactBranch:
 def _branch(
     config: Config, store: Store, root: Artifact, depth: int | str, deleted: str | None,
     scope: ProjectScope, budget: int, inferred: InferredStore | None = None,
+    everything: bool = False,
 ) -> ArtifactBranch:
     """The branch beneath an artifact: walked, filtered by deletion, rolled up, fitted; on a full
-    instance its inferred edges are counted beside the tree, never in it."""
+    instance its inferred edges are counted beside the tree, never in it (every one listed with
+    inferred='all')."""
     parent_types = {p for parents in config.backlog.parents.values() for p in parents}
     walk = _walk(store, root, depth, parent_types, scope)
     served_ids, counted, withdrawn_rows = _served(walk, root, deleted)
     rows, withdrawn_items = _branch_rows(store, walk, served_ids, withdrawn_rows, scope)
     view = _BranchView(config, store, scope, root, depth, budget, walk, served_ids,
                        withdrawn_rows, rows, withdrawn_items, _rollup(counted),
-                       None if inferred is None else branch_inferred(inferred, served_ids))
+                       None if inferred is None else branch_inferred(
+                           inferred, served_ids, None if everything else BRANCH_SAMPLE))
     return _fitted_branch(view)
 
 
@@ -821,12 +826,16 @@ def get_artifact(
     history_after: str | None = None,
     depth: int | str | None = None,
     deleted: str | None = None,
-    inferred: InferredStore | None = None,
+    inferred: str | None = None,
+    projection: InferredStore | None = None,
 ) -> ArtifactAnswer:
-    """One artifact by id: its brief, its full record, or the branch beneath it. `inferred` is
-    the full instance's inferred projection (None on a lite instance: its keys read absent)."""
+    """One artifact by id: its brief, its full record, or the branch beneath it. `projection` is
+    the full instance's inferred projection (None on a lite instance: its keys read absent);
+    inferred='all' serves its inferred half whole, under the read budget alone."""
     wanted = check_artifact_id(artifact_id)
     deleted = check_deleted(deleted)
+    everything = check_inferred(inferred, "get_artifact")
+    inferred_half = projection
     walk_depth = _check_depth(depth)
     if walk_depth is not None and history_after is not None:
         raise _invalid(
@@ -849,14 +858,15 @@ def get_artifact(
         )
     budget = read_budget(config.read.budget)
     if walk_depth is not None:
-        return _branch(config, store, a, walk_depth, deleted, scope, budget, inferred)
+        return _branch(config, store, a, walk_depth, deleted, scope, budget, inferred_half,
+                       everything)
     if a.metadata.get("withheld"):
         return {**_withheld(store, a), **envelope(config, store, scope)}
 
     brief = _brief(store, a, scope)
-    half = None if inferred is None else inferred.of_artifact(a.id)
-    if inferred is not None:
-        add_brief_keys(brief, half)
+    half = None if inferred_half is None else inferred_half.of_artifact(a.id)
+    if inferred_half is not None:
+        add_brief_keys(brief, half, everything)
     if history_after is None and deleted is None:
         answer: ArtifactBrief = {**brief, **envelope(config, store, scope)}
         cut_inferred_before_stated(answer, budget)
@@ -869,7 +879,7 @@ def get_artifact(
         "metadata": {k: v for k, v in sorted(a.metadata.items()) if k != "declared"},
         "links": links,
         "deterministic_links": len(links),
-        "inferred_links": LITE_ABSENT.copy() if inferred is None else link_rows(half, a.id),
+        "inferred_links": LITE_ABSENT.copy() if inferred_half is None else link_rows(half, a.id),
         "history_entries": page.entries,
         "history_total": page.total,
     }

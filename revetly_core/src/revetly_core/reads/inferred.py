@@ -10,20 +10,37 @@ On a lite instance none of this runs and every inferred key reads absent with th
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from revetly_core.reads.budget import BUDGET_REASON, Cut, fit, payload_bytes
+from revetly_core.refusal import Refusal
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from revetly_core.answers.artifact import ArtifactBrief, InferredLinkRow
     from revetly_core.store.inferred import ArtifactInferred, InferredLink, InferredStore
+    from revetly_core.store.protocols import Store
 
 SUMMARY_SENTENCES = 2
 """Sentences of an inferred summary served unless inferred='all' is asked."""
 INFERRED_METHOD = "inferred (graphiti extraction)"
 """The method every inferred link carries: a model read it, no source declared it."""
 
+INFERRED_VALUES = (None, "all")
+"""What a read's inferred argument takes: absent (the cap holds) or 'all' (the budget alone)."""
+
+T = TypeVar("T")
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def check_inferred(inferred: object, read: str) -> bool:
+    """inferred is absent or 'all' (anything else is refused by name); whether 'all' was asked."""
+    if inferred not in INFERRED_VALUES:
+        raise Refusal("invalid-argument", f"inferred={inferred!r} is not a value {read} takes",
+                      "omit inferred, or pass 'all'", {"argument": "inferred"})
+    return inferred == "all"
 
 
 def sentences(text: str) -> list[str]:
@@ -35,6 +52,33 @@ def fitted_summary(text: str, limit: int = SUMMARY_SENTENCES) -> tuple[str, int]
     """The summary's first `limit` sentences and how many it holds in all."""
     parts = sentences(text)
     return " ".join(parts[:limit]), len(parts)
+
+
+def retired_sources(store: Store, ids: Iterable[str]) -> set[str]:
+    """Those of ids whose source has since revised, withdrawn, superseded or discarded them: a
+    live note declares it revises one, its source withdrew it, a live note supersedes it, or
+    its status is discarded."""
+    wanted = sorted(set(ids))
+    if not wanted:
+        return set()
+    out = {i for i, a in store.held_artifacts(wanted).items()
+           if a.deleted or a.status == "discarded"}
+    out |= store.superseded_among(wanted)
+    out |= {reviser.item for reviser in store.live_revisers(wanted)}
+    return out
+
+
+def sources_retired(sources: set[str], retired: set[str]) -> bool:
+    """An inferred row was read only out of retired bodies: every source episode it came from
+    is retired (a row with no known source stays live)."""
+    return bool(sources) and sources <= retired
+
+
+def retired_last(rows: list[T], retired: list[bool]) -> list[T]:
+    """The live inferred rows, then the retired ones, each in the order given: demoted, none
+    removed."""
+    return ([r for r, gone in zip(rows, retired, strict=True) if not gone]
+            + [r for r, gone in zip(rows, retired, strict=True) if gone])
 
 
 def names_an_endpoint(link: InferredLink, artifact_id: str) -> bool:
@@ -59,13 +103,17 @@ def link_rows(half: ArtifactInferred | None, artifact_id: str) -> list[InferredL
     return [] if half is None else [link_row(link, artifact_id) for link in half.links]
 
 
-def add_brief_keys(brief: ArtifactBrief, half: ArtifactInferred | None) -> None:
-    """The brief's inferred keys on a full instance: the summary (two sentences, beside the
-    stated words, never instead of them), the entity types extracted, the full-record counts."""
-    summary, total = fitted_summary(half.summary if half else "")
+def add_brief_keys(brief: ArtifactBrief, half: ArtifactInferred | None,
+                   everything: bool = False) -> None:
+    """The brief's inferred keys on a full instance: the summary (two sentences, or whole with
+    inferred='all'; beside the stated words, never instead of them), the entity types
+    extracted, the full-record counts."""
+    whole = 10**6
+    summary, total = fitted_summary(half.summary if half else "",
+                                    whole if everything else SUMMARY_SENTENCES)
     if summary:
         brief["inferred_summary"] = summary
-        if total > SUMMARY_SENTENCES:
+        if total > SUMMARY_SENTENCES and not everything:
             brief["inferred_summary_truncated"] = {
                 "reason": "inferred-cap", "sentences_total": total,
                 "sentences_served": SUMMARY_SENTENCES}
@@ -97,9 +145,11 @@ BRANCH_SAMPLE = 10
 """Inferred edges a branch lists, one per artifact in turn so the sample spans the branch."""
 
 
-def branch_inferred(inferred: InferredStore, ids: list[str]) -> dict[str, Any]:
+def branch_inferred(inferred: InferredStore, ids: list[str],
+                    sample: int | None = BRANCH_SAMPLE) -> dict[str, Any]:
     """The inferred edges about a branch's artifacts, beside the tree: counted (total,
-    unnamed_endpoints), sampled one per artifact in turn; none is a node or moves one."""
+    unnamed_endpoints), sampled one per artifact in turn (`sample` at most; None, as
+    inferred='all' asks, lists every one counted); none is a node or moves one."""
     per_artifact: list[list[InferredLinkRow]] = []
     total = unnamed = 0
     for artifact_id in ids[:BRANCH_SCAN]:
@@ -109,10 +159,11 @@ def branch_inferred(inferred: InferredStore, ids: list[str]) -> dict[str, Any]:
         if rows:
             per_artifact.append([{**r, "artifact_id": artifact_id} for r in rows])  # type: ignore[typeddict-unknown-key]
     listed: list[dict[str, Any]] = []
+    cap = total if sample is None else sample
     turn = 0
-    while len(listed) < BRANCH_SAMPLE and any(turn < len(rows) for rows in per_artifact):
+    while len(listed) < cap and any(turn < len(rows) for rows in per_artifact):
         for rows in per_artifact:
-            if turn < len(rows) and len(listed) < BRANCH_SAMPLE:
+            if turn < len(rows) and len(listed) < cap:
                 listed.append(dict(rows[turn]))
         turn += 1
     out: dict[str, Any] = {"total": total, "unnamed_endpoints": unnamed, "listed": listed,

@@ -22,6 +22,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
 LEG_SHARES: dict[str, float] = {
     "feedback": 0.0,
     "semantic": 0.25,
+    "recipe": 0.5,
 }
 """Leg name -> how much its best row counts against the keyword leg's best (0 switches it off);
 revetly.toml [ranking] overrides it like a signal weight."""
@@ -100,6 +101,16 @@ def link_count_signal(c: Candidate, w: float) -> float:
     """Favours a row other records link to over one none does, flattening as the count grows;
     the count is of links toward the row only (`counts_toward`), never the row's own."""
     return 1.0 + w * math.log1p(c.link_count)
+
+
+RANK_LINK_METHODS = ("declared",)
+"""The link methods whose links the link-count signal counts (`lifts_rank`)."""
+
+
+def lifts_rank(method: str) -> bool:
+    """An inferred edge never lifts a rank: only a link a source declared counts toward a row's
+    link count; an inferred one, in CONTEXT or in the inferred projection, never does."""
+    return method in RANK_LINK_METHODS
 
 
 TREE_RELATIONS = frozenset({"parent"})

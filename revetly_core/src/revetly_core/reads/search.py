@@ -14,8 +14,15 @@ from revetly_core.model import WORK_ITEM_TYPES, Artifact
 from revetly_core.reads import ranking, retrieval, semantic
 from revetly_core.reads.budget import Cut, fit, read_budget
 from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
+from revetly_core.reads.inferred import check_inferred
 from revetly_core.reads.marks import row_marks
 from revetly_core.reads.search_inferred import add_search_inferred, cut_search_inferred_first
+from revetly_core.reads.search_recipe import (
+    RECIPE_METHOD,
+    RECIPE_PASSAGE_METHOD,
+    add_recipe_leg,
+    recipe_leg,
+)
 from revetly_core.reads.text import best_passage, query_words, query_words_in, summary
 from revetly_core.refusal import Refusal
 from revetly_core.store.inferred import InferredStore
@@ -46,11 +53,11 @@ FACTS_NEAR_TOP = 3
 METHOD_KEYWORD = "keyword (english stemming)"
 METHOD_FEEDBACK = "keyword (english stemming, feedback terms)"
 METHOD_REVISES = "revises"
-RECORDS_LEG, COMMITS_LEG, FEEDBACK_LEG, SEMANTIC_LEG, PULLED_LEG = 0, 1, 2, 3, 4
+RECORDS_LEG, COMMITS_LEG, FEEDBACK_LEG, SEMANTIC_LEG, PULLED_LEG, RECIPE_LEG = 0, 1, 2, 3, 4, 5
 """The legs a row can stand on: the keyword leg over records, over commits (each population on
-its own statistics), the feedback leg, the semantic leg ([embedding]), and a PULL_REVISING pull."""
+its own statistics), the feedback leg, the semantic leg ([embedding]), a PULL_REVISING pull, and
+Graphiti's recipe (a full instance only)."""
 LITE_ABSENT: Absent = {"absent": True, "reason": "lite"}
-INFERRED_VALUES = (None, "all")
 FACT_RELATIONS = {"parent": "hangs under", "delivers": "delivers", "supersedes": "supersedes",
                   "revises": "revises"}
 """Declared relations served as facts, with the verb a fact row reads them with."""
@@ -87,9 +94,7 @@ def validate_limit(limit: int) -> int:
 
 def validate_inferred(inferred: str | None) -> str | None:
     """inferred is absent or 'all'; anything else is refused by name."""
-    if inferred not in INFERRED_VALUES:
-        raise Refusal("invalid-argument", f"inferred={inferred!r} is not a value search takes",
-                      "omit inferred, or pass 'all'", {"argument": "inferred"})
+    check_inferred(inferred, "search")
     return inferred
 
 
@@ -178,7 +183,7 @@ def _links_map(
 def _declared_link_counts(store: Store, ids: list[str]) -> dict[str, int]:
     """id -> the live declared links that count for it (`ranking.counts_toward`)."""
     counts: dict[str, int] = dict.fromkeys(ids, 0)
-    for dst, relation, count in store.declared_link_tally(ids):
+    for dst, relation, count in store.declared_link_tally(ids, ranking.RANK_LINK_METHODS):
         if ranking.counts_toward(relation):
             counts[dst] += count
     return counts
@@ -275,8 +280,14 @@ def search_context(
     share = ranking.leg_share(config.ranking, "feedback")
     second = _feedback_leg(store, searcher, units, first, share) if share > 0 else []
     near = ranking.leg_share(config.ranking, "semantic")
-    meaning = semantic.semantic_leg(config, index.directory, text, POOL) if near > 0 else []
+    full = is_full(config)
+    recipe = ranking.leg_share(config.ranking, "recipe") if full else 0.0
+    vector = semantic.query_vector(config, text) if full and (near > 0 or recipe > 0) else None
+    meaning = semantic.semantic_leg(config, index.directory, text, POOL, vector) if near > 0 else []
     fused = retrieval.fuse_scores([(first, 1.0), (commits, 1.0), (second, share)])
+    if recipe > 0:  # a full instance: Graphiti's recipe at its share, the better leg standing
+        add_recipe_leg(fused, recipe_leg(InferredStore(index.directory), index.directory, text,
+                                         vector, POOL), recipe, RECIPE_LEG)
     semantic.add_leg(fused, retrieval.relative_scores(meaning, near), SEMANTIC_LEG)
     label = semantic.semantic_method(config) if meaning else ""
     gathered, withheld = _gather(store, fused, scope, deleted)
@@ -302,7 +313,7 @@ def search_context(
         found = best_passage(whole[i].body, words)
         if found is not None:
             passages.append({"artifact_id": i, "text": found[0], "words": found[1],
-                             "method": _method(rows[i], label)})
+                             "method": _method(rows[i], label, passage=True)})
     titles = {i: whole[i].title for i in served}
     facts, declared_count, not_near = _facts(store, served, titles, words, limit)
     payload: SearchAnswer = {
@@ -329,11 +340,11 @@ def search_context(
         payload["withheld"] = {"count": len(withheld), "ids": withheld[:10]}
     if deleted:
         payload["deleted"] = deleted
-    if is_full(config):  # the inferred half: concepts and the third band, under the cap
+    if full:  # the inferred half: concepts and the third band, under the cap
         add_search_inferred(payload, InferredStore(index.directory), words, served, limit,
-                            inferred == "all")
+                            inferred == "all", store)
     payload = {**payload, **envelope(config, store, scope)}
-    if is_full(config):
+    if full:
         cut_search_inferred_first(payload, budget)
     fit(payload, [Cut(("passages",), "truncated_passages"), Cut(("facts",), "truncated_facts"),
                   Cut(("artifacts",), "truncated_artifacts")], budget)
@@ -445,13 +456,16 @@ def _family(artifact_id: str) -> str | None:
     return None if key is None else key.family
 
 
-def _method(g: Gathered, semantic_label: str = "") -> str:
+def _method(g: Gathered, semantic_label: str = "", *, passage: bool = False) -> str:
     """Which leg reached the row: the keyword leg, the feedback leg, the semantic leg alone
-    (named by its provider), or a revises pull."""
+    (named by its provider, with or without the recipe), Graphiti's recipe alone, or a revises
+    pull."""
     if g.legs & {RECORDS_LEG, COMMITS_LEG}:
         return METHOD_KEYWORD
-    if g.legs == {SEMANTIC_LEG}:
+    if g.legs in ({SEMANTIC_LEG}, {SEMANTIC_LEG, RECIPE_LEG}):
         return semantic_label
+    if g.legs == {RECIPE_LEG}:
+        return RECIPE_PASSAGE_METHOD if passage else RECIPE_METHOD
     return METHOD_REVISES if PULLED_LEG in g.legs else METHOD_FEEDBACK
 
 

@@ -7,11 +7,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from revetly_core.reads.budget import BUDGET_REASON, Cut, fit, payload_bytes
-from revetly_core.reads.inferred import INFERRED_METHOD, SUMMARY_SENTENCES, fitted_summary
+from revetly_core.reads.inferred import (
+    INFERRED_METHOD,
+    SUMMARY_SENTENCES,
+    fitted_summary,
+    retired_last,
+    retired_sources,
+    sources_retired,
+)
 
 if TYPE_CHECKING:
     from revetly_core.answers.search import ConceptRow, Fact, InferredCap
     from revetly_core.store.inferred import Concept, InferredFact, InferredStore
+    from revetly_core.store.protocols import Store
 
 CAP_CONCEPTS = 5
 """Concepts a search serves unless inferred='all' was asked."""
@@ -40,19 +48,38 @@ def cap_report(total: int, listed: int) -> dict[str, Any]:
             "note": "inferred rows are fitted by count; inferred='all' serves them all"}
 
 
+def demote_retired_facts(store: Store, inferred: InferredStore, facts: list[InferredFact]
+                         ) -> tuple[list[InferredFact], int]:
+    """The facts read only out of retired bodies follow the live ones (`sources_retired`);
+    returns the reordered facts and how many are retired (they come last)."""
+    sources = inferred.fact_sources([f.fact for f in facts])
+    retired = retired_sources(store, {i for ids in sources.values() for i in ids})
+    flags = [sources_retired(sources.get(f.fact, {f.artifact_id}), retired) for f in facts]
+    return retired_last(facts, flags), sum(flags)
+
+
 def add_search_inferred(payload: Any, inferred: InferredStore, words: list[str],
-                        served: list[str], limit: int, everything: bool) -> None:
+                        served: list[str], limit: int, everything: bool, store: Store) -> None:
     """Concepts and the inferred fact band for the served rows, under the cap (or every one
-    under the read budget alone with inferred='all'); the stated facts keep their room."""
+    under the read budget alone with inferred='all'); the stated facts keep their room, and the
+    facts whose every source was retired follow the live ones, marked."""
     near = set(served)
     concepts = [c for c in inferred.concepts_matching(words) if near & set(c.artifact_ids)]
-    facts = [f for f in inferred.facts_matching(words) if f.artifact_id in near]
+    facts, retired = demote_retired_facts(
+        store, inferred, [f for f in inferred.facts_matching(words) if f.artifact_id in near])
+    if retired:
+        payload["inferred_retired"] = {"count": retired}
+    first_retired = len(facts) - retired
     cap_c = len(concepts) if everything else CAP_CONCEPTS
     room = max(0, limit - len(payload["facts"]))
     cap_f = room if everything else min(CAP_FACTS, room)
     payload["concepts"] = [concept_row(c, None if everything else SUMMARY_SENTENCES)
                            for c in concepts[:cap_c]]
-    payload["facts"].extend(inferred_fact_row(f) for f in facts[:cap_f])
+    for n, fact in enumerate(facts[:cap_f]):
+        row = inferred_fact_row(fact)
+        if n >= first_retired:
+            row["sources_retired"] = True
+        payload["facts"].append(row)
     payload["inferred_facts"] = {"served": min(len(facts), cap_f), "total": len(facts),
                                  "method": INFERRED_METHOD}
     cap: InferredCap = {"concepts": len(payload["concepts"]),

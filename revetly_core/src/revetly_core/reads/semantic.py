@@ -16,6 +16,7 @@ from revetly_core.refusal import Refusal
 
 if TYPE_CHECKING:
     from revetly_core.config import Config
+    from revetly_core.embedding.provider import Vectors
 
 
 def semantic_method(config: Config) -> str:
@@ -24,10 +25,18 @@ def semantic_method(config: Config) -> str:
     return "" if provider is None else provider.method
 
 
+def query_vector(config: Config, query: str) -> Vectors | None:
+    """The query's unit vector from the [embedding] provider (None on a lite instance): asked
+    once where two legs read it (the semantic leg and the recipe's node leg)."""
+    provider = open_provider(config.embedding)
+    return None if provider is None else provider.embed([query])[0]
+
+
 def semantic_hits(config: Config, index_folder: Path, query: str,
-                  pool: int) -> list[tuple[str, float]]:
+                  pool: int, vector: Vectors | None = None) -> list[tuple[str, float]]:
     """(id, cosine) of the pool artifacts nearest the query, best first; [] on a lite instance.
-    Vectors a pass has not written yet are refused as not-synced, like a missing keyword index."""
+    Vectors a pass has not written yet are refused as not-synced, like a missing keyword index.
+    `vector` is the query's, where the caller already asked for it."""
     if not declared(config.embedding):
         return []
     from revetly_core.store.vectors import VectorStore, nearest
@@ -38,7 +47,7 @@ def semantic_hits(config: Config, index_folder: Path, query: str,
     if matrix is None:
         raise Refusal("not-synced", "the semantic leg's vectors are missing",
                       "run `revetly sync` (it computes them)")
-    return nearest(matrix, provider.embed([query])[0], pool)
+    return nearest(matrix, provider.embed([query])[0] if vector is None else vector, pool)
 
 
 def by_rank(hits: list[tuple[str, float]], offset: int) -> list[tuple[str, float]]:
@@ -48,11 +57,11 @@ def by_rank(hits: list[tuple[str, float]], offset: int) -> list[tuple[str, float
 
 
 def semantic_leg(config: Config, index_folder: Path, query: str,
-                 pool: int) -> list[tuple[str, float]]:
+                 pool: int, vector: Vectors | None = None) -> list[tuple[str, float]]:
     """The semantic leg as search fuses it: its pool by rank under the 1/(10+rank) rule."""
     from revetly_core.reads.retrieval import RANK_OFFSET
 
-    return by_rank(semantic_hits(config, index_folder, query, pool), RANK_OFFSET)
+    return by_rank(semantic_hits(config, index_folder, query, pool, vector), RANK_OFFSET)
 
 
 def add_leg(fused: dict[str, tuple[float, frozenset[int]]], scored: list[tuple[str, float]],

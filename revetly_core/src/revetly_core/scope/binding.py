@@ -180,7 +180,7 @@ def statements_block(store: Store, members: Members, binding: Binding, limit: in
     }
     if inferred is not None:
         add_inferred_statements(out, inferred, members,
-                                artifacts_by_id(store, sorted(members.by_id)), limit)
+                                artifacts_by_id(store, sorted(members.by_id)), limit, store)
     if binding.ancestors_dropped:
         out["ancestors_summarised"] = {
             "count": sum(binding.ancestors_dropped.values()),

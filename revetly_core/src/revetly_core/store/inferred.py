@@ -15,6 +15,8 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from revetly_core.store.batches import batches, marks
+
 INFERRED_FILE = "inferred.sqlite"
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -25,11 +27,16 @@ _SCHEMA = (
     "PRIMARY KEY (artifact_id, position))",
     "CREATE TABLE IF NOT EXISTS concepts (artifact_id TEXT NOT NULL, name TEXT NOT NULL, "
     "summary TEXT NOT NULL, PRIMARY KEY (artifact_id, name))",
+    "CREATE INDEX IF NOT EXISTS links_by_fact ON links (fact)",
     "CREATE VIRTUAL TABLE IF NOT EXISTS concepts_fts USING fts5(name, summary, "
     "artifact_id UNINDEXED, tokenize = 'porter')",
     "CREATE VIRTUAL TABLE IF NOT EXISTS facts_fts USING fts5(fact, artifact_id UNINDEXED, "
     "name UNINDEXED, target_id UNINDEXED, relation UNINDEXED, tokenize = 'porter')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS episodes_fts USING fts5(body, artifact_id UNINDEXED, "
+    "tokenize = 'unicode61')",
 )
+_TABLES = ("episodes", "links", "concepts", "concepts_fts", "facts_fts", "episodes_fts")
+"""Every table keyed by artifact id (a removed or re-extracted artifact leaves none behind)."""
 MATCH_POOL = 200
 """Rows a fulltext match reads before the per-name fold (bounds one read's work)."""
 
@@ -58,6 +65,8 @@ class Extracted:
     links: list[InferredLink] = field(default_factory=list)
     concepts: list[tuple[str, str]] = field(default_factory=list)
     """(name, summary) of each extracted node that names no held artifact."""
+    text: str = ""
+    """The episode's own text, which the recipe's episode leg matches (BM25, no stemming)."""
 
 
 @dataclass(frozen=True)
@@ -142,7 +151,7 @@ class InferredStore:
         """One transaction: replace the extracted artifacts' rows and drop the removed ones."""
         with closing(self._connect()) as conn, conn:
             for artifact_id in [*removed, *(item.artifact_id for item in extracted)]:
-                for table in ("episodes", "links", "concepts", "concepts_fts", "facts_fts"):
+                for table in _TABLES:
                     conn.execute(f"DELETE FROM {table} WHERE artifact_id=?", (artifact_id,))
             for item in extracted:
                 conn.execute(
@@ -166,12 +175,58 @@ class InferredStore:
                 conn.executemany(
                     "INSERT INTO concepts_fts (name, summary, artifact_id) VALUES (?, ?, ?)",
                     [(name, summary, item.artifact_id) for name, summary in item.concepts])
+                if item.text:
+                    conn.execute("INSERT INTO episodes_fts (body, artifact_id) VALUES (?, ?)",
+                                 (item.text, item.artifact_id))
 
     def clear(self) -> None:
         """Every row gone (a rebuild starts here)."""
         with closing(self._connect()) as conn, conn:
-            for table in ("episodes", "links", "concepts", "concepts_fts", "facts_fts"):
+            for table in _TABLES:
                 conn.execute(f"DELETE FROM {table}")
+
+    def without_text(self) -> list[str]:
+        """The extracted artifacts whose episode text the recipe's leg does not hold yet (a file
+        written before it was kept), sorted."""
+        if not self.present():
+            return []
+        with closing(self._connect()) as conn:
+            return [str(a) for (a,) in conn.execute(
+                "SELECT artifact_id FROM episodes WHERE artifact_id NOT IN "
+                "(SELECT artifact_id FROM episodes_fts) ORDER BY artifact_id")]
+
+    def write_texts(self, texts: Iterable[tuple[str, str]]) -> None:
+        """(artifact id, episode text) pairs kept for the recipe's episode leg, for artifacts
+        that hold none yet (`without_text`: an FTS5 delete by an unindexed id scans the table)."""
+        with closing(self._connect()) as conn, conn:
+            conn.executemany("INSERT INTO episodes_fts (body, artifact_id) VALUES (?, ?)",
+                             [(text, artifact_id) for artifact_id, text in texts])
+
+    def fact_sources(self, facts: list[str]) -> dict[str, set[str]]:
+        """fact sentence -> the artifacts whose episodes extracted it (each fact's sources)."""
+        out: dict[str, set[str]] = {}
+        if not self.present() or not facts:
+            return out
+        with closing(self._connect()) as conn:
+            for part in batches(sorted(set(facts))):
+                for fact, artifact_id in conn.execute(
+                        f"SELECT fact, artifact_id FROM links WHERE fact IN ({marks(part)})",
+                        tuple(part)):
+                    out.setdefault(str(fact), set()).add(str(artifact_id))
+        return out
+
+    def episodes_matching(self, words: list[str], pool: int) -> list[tuple[str, float]]:
+        """(artifact id, BM25 score) of the episodes whose text carries any of the words, as
+        written (no stemming), best first, ties by id: the recipe's episode leg."""
+        query = fts_query(words)
+        if not self.present() or not query:
+            return []
+        with closing(self._connect()) as conn:
+            rows = conn.execute(
+                "SELECT artifact_id, bm25(episodes_fts) AS score FROM episodes_fts "
+                "WHERE episodes_fts MATCH ? ORDER BY score, artifact_id LIMIT ?",
+                (query, pool)).fetchall()
+        return [(str(a), -float(score)) for a, score in rows]
 
     def of_artifact(self, artifact_id: str) -> ArtifactInferred | None:
         """The artifact's inferred half, or None where no episode of it was extracted."""

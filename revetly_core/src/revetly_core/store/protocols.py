@@ -56,8 +56,10 @@ class SearchReads(Protocol):
         """id -> the live cites / references / mentions links into or out of it, for each of ids."""
         ...
 
-    def declared_link_tally(self, ids: list[str]) -> list[LinkTally]:
-        """Per (dst, relation): the live declared links from another artifact into one of ids."""
+    def declared_link_tally(self, ids: list[str],
+                            methods: tuple[str, ...] = ("declared",)) -> list[LinkTally]:
+        """Per (dst, relation): the live links of the methods from another artifact into one of
+        ids (declared ones unless told)."""
         ...
 
     def stated_names_from(self, ids: list[str]) -> list[tuple[str, str]]:

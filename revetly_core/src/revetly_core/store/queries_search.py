@@ -120,14 +120,16 @@ class SearchQueries:
                     out[end].append(NeighbourLink(src, dst, relation, bool(far_deleted)))
         return out
 
-    def declared_link_tally(self, ids: list[str]) -> list[LinkTally]:
-        """Per (dst, relation): the live declared links from another artifact into one of ids."""
+    def declared_link_tally(self, ids: list[str],
+                            methods: tuple[str, ...] = ("declared",)) -> list[LinkTally]:
+        """Per (dst, relation): the live links of the methods from another artifact into one of
+        ids (declared ones unless told)."""
         out: list[LinkTally] = []
         for part in batches(ids):
             out.extend(LinkTally(r[0], r[1], int(r[2])) for r in self.conn.execute(
                 f"SELECT dst, relation, COUNT(*) FROM links WHERE invalid_at IS NULL "
-                f"AND method='declared' AND src != dst AND dst IN ({marks(part)}) "
-                f"GROUP BY dst, relation", tuple(part)))
+                f"AND method IN ({marks(list(methods))}) AND src != dst "
+                f"AND dst IN ({marks(part)}) GROUP BY dst, relation", (*methods, *part)))
         return out
 
     def stated_names_from(self, ids: list[str]) -> list[tuple[str, str]]:

@@ -52,10 +52,11 @@ _CACHE_LOCK = threading.Lock()
 
 
 class VectorStore:
-    """The vectors file of one instance (`index_folder / VECTORS_FILE`)."""
+    """The vectors file of one instance (`index_folder / VECTORS_FILE`, or another file of the
+    same shape: the recipe's id-name vectors)."""
 
-    def __init__(self, index_folder: Path) -> None:
-        self.path = index_folder / VECTORS_FILE
+    def __init__(self, index_folder: Path, file: str = VECTORS_FILE) -> None:
+        self.path = index_folder / file
 
     def present(self) -> bool:
         """Whether a pass has written the vectors file."""

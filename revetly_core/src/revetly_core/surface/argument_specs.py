@@ -64,6 +64,7 @@ ARGUMENTS: dict[str, tuple[ArgumentSpec, ...]] = {
         _arg("depth", int | str | None, None,
              "Levels to walk, or 'declared' for [backlog.parents]."),
         _arg("deleted", str | None, None, DELETED),
+        _arg("inferred", str | None, None, "'all' serves the inferred half whole."),
     ),
     "list_backlog": (
         _arg("status", str | None, None, "A status, or a comma list."),

@@ -174,7 +174,7 @@ TWINS: dict[str, tuple[CliTwin, ...]] = {
                 (CliParam("artifact_id", positional=True, help="The root of the branch."),
                  CliParam("depth", annotation=str, default="declared", convert=depth_value)),
                 omits=("history_after",),
-                order=("artifact_id", "instance", "depth", "project", "deleted")),
+                order=("artifact_id", "instance", "depth", "project", "deleted", "inferred")),
     ),
     "list_backlog": (
         CliTwin("backlog", "render.render_backlog",
