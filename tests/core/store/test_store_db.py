@@ -550,3 +550,15 @@ def test_a_store_made_before_the_pass_index_gains_it_when_opened_for_writing(
     with Store(path) as s:
         names = {r[0] for r in s.conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
     assert "artifacts_source_known" in names
+
+
+def test_detail_json_is_sorted_json_and_empty_braces_without_detail() -> None:
+    """A link's detail is stored as sorted JSON; no detail at all is '{}' without building it."""
+    import json
+
+    from revetly_core.store.rows import detail_json
+
+    assert detail_json(()) == "{}" == json.dumps({}, sort_keys=True)
+    detail = (("in", "subject"), ("criteria", ("a", "b")))
+    assert detail_json(detail) == json.dumps(dict(detail), sort_keys=True)
+    assert detail_json(detail) == '{"criteria": ["a", "b"], "in": "subject"}'

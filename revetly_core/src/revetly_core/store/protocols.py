@@ -352,6 +352,10 @@ class RecordStore(Protocol):
     def upsert_artifacts(self, artifacts: Iterable[Artifact], ingested_at: str) -> None:
         ...
 
+    def upsert_rows(self, rows: Iterable[tuple[Any, ...]]) -> None:
+        """Insert or replace artifacts already laid out as rows (``artifact_row``)."""
+        ...
+
     def replace_phrases(self, rows: dict[str, list[str]]) -> None:
         """The mention phrases (a title or alias, as space-joined tokens) of these artifacts."""
         ...
