@@ -574,7 +574,8 @@ def _relink(
 
     ids = sorted(affected)
     new_links: list[Link] = []
-    for i, a in enumerate(_artifacts_by_id(store, ids)):
+    read = store.all_artifacts() if full else _artifacts_by_id(store, ids)
+    for i, a in enumerate(read):
         if i % 2_000 == 0:
             progress("link", i, len(ids))
         new_links.extend(linker.links_of(a))
