@@ -26,8 +26,9 @@ MAX_RANGE = 50
 _ID_SHAPE = re.compile(r"^[A-Z][A-Z0-9]*-[0-9]+$")
 _ID_KEY = re.compile(r"([A-Za-z][A-Za-z0-9]*)[-_ ]([0-9]+)((?:\.[0-9]+)*)")
 _NUMBER_TAIL = re.compile(r"[-_ ]([0-9]+)(?:\.[0-9]+)*\s*$")
-ID_KEY_CACHE = 1 << 16
-"""Ids whose keys are remembered: a pass asks the key of one id at each step it meets it."""
+ID_KEY_CACHE = 1 << 14
+"""Ids whose keys are remembered (about 4 MiB at most): a pass asks the key of one id several
+times in a row, and a served process must not grow by more than that."""
 
 
 def is_ascii_id(written: str) -> bool:
