@@ -126,3 +126,25 @@ def test_a_listing_names_a_refused_file_with_a_stand_in_id(tmp_path: Path) -> No
     with pytest.raises(ReadRefused):
         listing.read("zero.md", repo, listing.blobs["zero.md"])
     assert listing.read("ok.md", repo, listing.blobs["ok.md"]) == b"fine"
+
+
+def test_a_listing_resolves_its_root_once_and_still_refuses_links_out(tmp_path: Path) -> None:
+    """Listing.read checks each file against the root's real path resolved once (a linked
+    root included); a symlink out of it is still refused, one inside still followed."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "root").symlink_to(real)
+    root = tmp_path / "root"
+    outside = tmp_path / "secret.md"
+    outside.write_text("secret")
+    (real / "out.md").symlink_to(outside)
+    (real / "ok.md").write_text("fine")
+    (real / "alias.md").symlink_to(real / "ok.md")
+    repo = pygit2.init_repository(str(real))
+    listing = Listing(root, 100)
+    assert listing.real_root == os.path.realpath(root) == str(real.resolve())
+    assert listing.read("ok.md", repo, "0" * 40) == b"fine"
+    assert listing.read("alias.md", repo, "0" * 40) == b"fine"
+    with pytest.raises(ReadRefused) as info:
+        listing.read("out.md", repo, "0" * 40)
+    assert info.value.code == "outside-root"

@@ -313,3 +313,14 @@ def test_ids_are_ascii_by_rule() -> None:
 def test_a_digit_that_is_not_ascii_names_no_id(written: str) -> None:
     assert id_key(written) is None
     assert IdFinder(["STORY"]).keys(f"see {written} now") == []
+
+
+def test_id_key_is_cached_and_answers_as_before() -> None:
+    """id_key is remembered per spelling: the same immutable key comes back, equal to a fresh one."""
+    from revetly_core.ids import IdKey, id_key
+
+    first = id_key(" story-0012.3 ")
+    assert first == IdKey("STORY", 12, (3,))
+    assert id_key(" story-0012.3 ") is first
+    assert id_key("not an id") is None
+    assert id_key.cache_info().hits >= 1

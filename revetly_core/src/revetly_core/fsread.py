@@ -45,9 +45,10 @@ def name_problem(path: str) -> ReadRefused | None:
     return None
 
 
-def contained(root: Path, rel: str) -> str:
-    """The real path of ``root/rel``, refused when it (or a link on the way) leads out of root."""
-    real_root = os.path.realpath(root)
+def contained(root: Path, rel: str, real_root: str | None = None) -> str:
+    """The real path of ``root/rel``, refused when it (or a link on the way) leads out of root
+    (``real_root``: root's real path when the caller resolved it once for many files)."""
+    real_root = real_root or os.path.realpath(root)
     real = os.path.realpath(os.path.join(real_root, rel))
     if real != real_root and os.path.commonpath([real_root, real]) != real_root:
         raise ReadRefused(
@@ -73,7 +74,7 @@ def over_limit(size: int, limit: int) -> ReadRefused | None:
     return None
 
 
-def read_file(root: Path, rel: str, limit: int) -> bytes:
+def read_file(root: Path, rel: str, limit: int, real_root: str | None = None) -> bytes:
     """The bytes of the regular file ``root/rel`` (at most ``limit``), checked before reading.
 
     Raises FileNotFoundError when there is no such file (the caller may read git's copy), and
@@ -82,7 +83,7 @@ def read_file(root: Path, rel: str, limit: int) -> bytes:
     bad_name = name_problem(rel)
     if bad_name is not None:
         raise bad_name
-    real = contained(root, rel)
+    real = contained(root, rel, real_root)
     try:
         fd = os.open(real, OPEN_FLAGS)
     except FileNotFoundError:
@@ -131,10 +132,12 @@ def read_blob(repo: Any, blob: str, limit: int) -> bytes:
     return bytes(repo[blob].data)
 
 
-def read_worktree_or_blob(root: Path, rel: str, repo: Any, blob: str, limit: int) -> bytes:
+def read_worktree_or_blob(
+    root: Path, rel: str, repo: Any, blob: str, limit: int, real_root: str | None = None
+) -> bytes:
     """The work tree's copy of a listed file, else git's blob of it; bounded either way."""
     try:
-        return read_file(root, rel, limit)
+        return read_file(root, rel, limit, real_root)
     except FileNotFoundError:
         return read_blob(repo, blob, limit)
 
@@ -184,6 +187,15 @@ class Listing:
         self.limit = limit
         self.blobs: dict[str, str] = {}
         self.refused: dict[str, ReadRefused] = {}
+        self._real_root: str | None = None
+
+    @property
+    def real_root(self) -> str:
+        """The root's real path, resolved once: every file this listing reads is checked
+        against the instance as it was when the listing first read."""
+        if self._real_root is None:
+            self._real_root = os.path.realpath(self.root)
+        return self._real_root
 
     def add_tree_entry(self, path: str, blob: str) -> None:
         """A file of the committed tree (its name checked, its content read later)."""
@@ -215,4 +227,4 @@ class Listing:
         """The bytes of a listed file, bounded; raises the refusal met when it was listed."""
         if path in self.refused:
             raise self.refused[path]
-        return read_worktree_or_blob(self.root, path, repo, blob, self.limit)
+        return read_worktree_or_blob(self.root, path, repo, blob, self.limit, self.real_root)

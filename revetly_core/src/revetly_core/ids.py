@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 DEFAULT_FAMILIES: dict[str, str] = {
     "EPIC": "epic",
@@ -23,6 +24,11 @@ MAX_RANGE = 50
 """A range in prose (``STORY-12..14``) longer than this is read as its two ends only."""
 
 _ID_SHAPE = re.compile(r"^[A-Z][A-Z0-9]*-[0-9]+$")
+_ID_KEY = re.compile(r"([A-Za-z][A-Za-z0-9]*)[-_ ]([0-9]+)((?:\.[0-9]+)*)")
+_NUMBER_TAIL = re.compile(r"[-_ ]([0-9]+)(?:\.[0-9]+)*\s*$")
+ID_KEY_CACHE = 1 << 14
+"""Ids whose keys are remembered (about 4 MiB at most): a pass asks the key of one id several
+times in a row, and a served process must not grow by more than that."""
 
 
 def is_ascii_id(written: str) -> bool:
@@ -47,9 +53,11 @@ class IdKey:
         return f"{self.family}:{self.number}{tail}"
 
 
+@lru_cache(maxsize=ID_KEY_CACHE)
 def id_key(artifact_id: str) -> IdKey | None:
-    """The key of an id, ignoring case and zero padding (dotted sub-task parts included)."""
-    m = re.fullmatch(r"([A-Za-z][A-Za-z0-9]*)[-_ ]([0-9]+)((?:\.[0-9]+)*)", artifact_id.strip())
+    """The key of an id, ignoring case and zero padding (dotted sub-task parts included).
+    Cached: a key is immutable, and one pass asks it of the same id at every step."""
+    m = _ID_KEY.fullmatch(artifact_id.strip())
     if not m:
         return None
     sub = tuple(int(part) for part in m.group(3).split(".")[1:])
@@ -64,7 +72,7 @@ def spell_key(key: IdKey, width: int = 0) -> str:
 
 def number_width(written: str) -> int:
     """How many digits the main number of a written id has (its padding), 0 if none."""
-    m = re.search(r"[-_ ]([0-9]+)(?:\.[0-9]+)*\s*$", written)
+    m = _NUMBER_TAIL.search(written)
     return len(m.group(1)) if m else 0
 
 

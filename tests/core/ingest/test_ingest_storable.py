@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 from revetly_core.connectors.base import KnownArtifact, Removal, SourceBatch
-from revetly_core.ingest.readpass import keep_storable, redates, unstorable
+from revetly_core.ingest.readpass import keep_storable, redates, storable_row, unstorable
 from revetly_core.model import Artifact
+from revetly_core.store.rows import artifact_row
 
 
 def art(artifact_id: str = "STORY-0001", **kw: object) -> Artifact:
@@ -46,3 +47,23 @@ def test_a_commit_dates_a_removal_first_found_missing() -> None:
     assert redates(found, by_commit)
     assert not redates(dated, by_commit)
     assert not redates(found, Removal("STORY-0001", "2025-01-02", "found"))
+
+
+@pytest.mark.parametrize("fields", [
+    {},
+    {"metadata": {"w": float("nan")}},
+    {"metadata": {"w": float("inf")}},
+    {"metadata": {"b": 1, "a": [2, {"z": None}]}},
+    {"metadata": {1: "x", "a": "y"}},
+    {"title": "\ud800"},
+    {"body": "ok \udce9"},
+    {"aliases": ["a", "\udce9"]},
+])
+def test_storable_row_agrees_with_unstorable_and_is_the_row_written(fields: dict[str, object]) -> None:
+    """The row built once for check and write is None exactly when unstorable names a reason,
+    and otherwise is the row upsert_artifacts would write."""
+    a = art(**fields)
+    row = storable_row(a, "2025-01-01T00:00:00+00:00")
+    assert (row is None) == (unstorable(a) is not None)
+    if row is not None:
+        assert row == artifact_row(a, "2025-01-01T00:00:00+00:00")

@@ -189,3 +189,21 @@ def test_fingerprint_known_value() -> None:
     assert criteria_fingerprint("A CSV holds  one row per invoice") == hashlib.sha1(
         b"a csv holds one row per invoice").hexdigest()[:8]
     assert criteria_fingerprint("Straße") == criteria_fingerprint("STRASSE")
+
+
+_HEADING_REF = __import__("re").compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+
+
+@given(st.lists(st.sampled_from([
+    "## Acceptance criteria", " ## Acceptance criteria", "#Acceptance criteria", "# Notes",
+    "### Acceptance-Criteria:", "- one", "  * two", "```", "text", "", "#### deeper", "\t# tab",
+]), max_size=14))
+def test_only_lines_opening_with_a_hash_are_read_as_headings(lines: list[str]) -> None:
+    """The section is found by looking only at lines that start with '#' (the heading pattern
+    anchors there), so it agrees with matching the pattern against every line."""
+    body = "\n".join(lines)
+    every = [i for i, line in enumerate(body.splitlines()) if _HEADING_REF.match(line)]
+    assert all(body.splitlines()[i].startswith("#") for i in every)
+    section = criteria_section(body)
+    if section is not None:
+        assert section[0] - 1 in every

@@ -550,3 +550,24 @@ def test_a_store_made_before_the_pass_index_gains_it_when_opened_for_writing(
     with Store(path) as s:
         names = {r[0] for r in s.conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
     assert "artifacts_source_known" in names
+
+
+def test_detail_json_is_sorted_json_and_empty_braces_without_detail() -> None:
+    """A link's detail is stored as sorted JSON; no detail at all is '{}' without building it."""
+    import json
+
+    from revetly_core.store.rows import detail_json
+
+    assert detail_json(()) == "{}" == json.dumps({}, sort_keys=True)
+    detail = (("in", "subject"), ("criteria", ("a", "b")))
+    assert detail_json(detail) == json.dumps(dict(detail), sort_keys=True)
+    assert detail_json(detail) == '{"criteria": ["a", "b"], "in": "subject"}'
+
+
+def test_all_artifacts_is_artifacts_by_ids_of_every_id(store: Store) -> None:
+    """The one scan a full pass re-links from yields what the id batches would, in id order."""
+    ids = [f"STORY-{n:04d}" for n in (7, 1, 1200, 30)] + ["BUG-0002", "EPIC-0010"]
+    store.upsert_artifacts([art(i, title=f"title {i}") for i in ids], T0)
+    scanned = list(store.all_artifacts())
+    assert [a.id for a in scanned] == sorted(ids)
+    assert scanned == list(store.artifacts_by_ids(sorted(ids)))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Protocol
 
 from revetly_core.ids import IdFinder, IdKey, id_key, number_width, spell_key
@@ -71,11 +70,9 @@ class TitleIndex:
             found.update(by_phrase[(tok,)])
         followers = self.followers
         n = len(body_tokens)
-        for i, (tok, after) in enumerate(pairwise(body_tokens)):
-            seconds = followers.get(tok)
-            if seconds is None:
-                continue
-            lengths = seconds.get(after)
+        # only the places where a phrase could open are looked at further (most words open none)
+        for i in [i for i, tok in enumerate(body_tokens[:-1]) if tok in followers]:
+            lengths = followers[body_tokens[i]].get(body_tokens[i + 1])
             if lengths is None:
                 continue
             for length in lengths:

@@ -10,11 +10,10 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from filelock import FileLock, Timeout
 
-from revetly_core.answers.maintenance import PassSource, PassSummary
 from revetly_core.config import Config
 from revetly_core.connectors.base import (
     Connector,
@@ -54,6 +53,9 @@ from revetly_core.store.keyword import KeywordIndex
 from revetly_core.store.known import StoredKnown
 from revetly_core.store.queries_pass import COMPARED_COLUMNS
 from revetly_core.store.rows import ARTIFACT_COLUMNS, artifact_row
+
+if TYPE_CHECKING:  # typed dicts only: a pass never loads the answers package
+    from revetly_core.answers.maintenance import PassSource, PassSummary
 
 log = logging.getLogger("revetly.ingest")
 
@@ -245,14 +247,41 @@ def unstorable(a: Artifact) -> str | None:
     """Why the store cannot hold one artifact (a value JSON or SQLite refuses), else None."""
     try:
         json.dumps(a.metadata, allow_nan=False, default=str)
-        for value in artifact_row(a, ""):
-            if isinstance(value, str):
-                value.encode("utf-8")
-            elif isinstance(value, int) and not -(2**63) <= value < 2**63:
-                raise OverflowError(f"{value} is past SQLite's integers")
+        _check_row(artifact_row(a, ""))
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
         return f"{type(exc).__name__}: {exc}"
     return None
+
+
+def _check_row(row: tuple[Any, ...]) -> None:
+    """Raise when a value of the row is one SQLite cannot hold (text that is not UTF-8, an
+    integer past 64 bits)."""
+    for value in row:
+        if isinstance(value, str):
+            value.encode("utf-8")
+        elif isinstance(value, int) and not -(2**63) <= value < 2**63:
+            raise OverflowError(f"{value} is past SQLite's integers")
+
+
+def storable_row(a: Artifact, ingested_at: str) -> tuple[Any, ...] | None:
+    """The artifact's row, built once for both the check and the write; None when the store
+    cannot hold it (then :func:`unstorable` says why, exactly as it would alone)."""
+    try:
+        row = artifact_row(a, ingested_at, strict=True)
+        _check_row(row)
+    except (ValueError, TypeError, OverflowError, RecursionError):
+        return None
+    return row
+
+
+def name_unstorable(source: str, a: Artifact, reason: str, problems: list[FileProblem],
+                    cleared: set[str]) -> None:
+    """Name the file of an artifact the store cannot hold as its problem, instead of storing it."""
+    path = display_path(a.source_path or a.id)
+    problems.append(FileProblem(source, path, "unstorable",
+                                f"a value cannot be stored ({reason}); the file is skipped",
+                                a.blob))
+    cleared.add(path)
 
 
 def storable(source: str, artifacts: list[Artifact], problems: list[FileProblem],
@@ -264,12 +293,8 @@ def storable(source: str, artifacts: list[Artifact], problems: list[FileProblem]
         reason = unstorable(a)
         if reason is None:
             kept.append(a)
-            continue
-        path = display_path(a.source_path or a.id)
-        problems.append(FileProblem(source, path, "unstorable",
-                                    f"a value cannot be stored ({reason}); the file "
-                                    "is skipped", a.blob))
-        cleared.add(path)
+        else:
+            name_unstorable(source, a, reason, problems, cleared)
     return kept
 
 
@@ -343,14 +368,17 @@ class SourceWriter:
         self.old_phrases: dict[str, set[str]] = {}
         self.problems: list[FileProblem] = []
         self.cleared: set[str] = set()
-        self._pending: list[Artifact] = []
+        self._pending: list[tuple[Artifact, tuple[Any, ...]]] = []
 
     def add(self, a: Artifact) -> bool:
-        """The sink of a streaming read: hold the artifact, write when a chunk is full. False
-        when the store cannot hold it (its file is named as a problem instead)."""
-        if not storable(self.source, [a], self.problems, self.cleared):
+        """The sink of a streaming read: hold the artifact (and its row), write when a chunk is
+        full. False when the store cannot hold it (its file is named as a problem instead)."""
+        row = storable_row(a, self.now)
+        if row is None:
+            name_unstorable(self.source, a, unstorable(a) or "a value cannot be stored",
+                            self.problems, self.cleared)
             return False
-        self._pending.append(a)
+        self._pending.append((a, row))
         if len(self._pending) >= WRITE_CHUNK:
             try:
                 self._flush()
@@ -361,18 +389,29 @@ class SourceWriter:
     def finish(self, batch: SourceBatch) -> None:
         """Write what is left (and the batch's own upserts), name the unstorable files in the
         batch, and add what this source changed to the pass's changes."""
-        self._pending.extend(storable(self.source, batch.upserts, self.problems, self.cleared))
+        for a in batch.upserts:
+            self.add_unstreamed(a)
         self._flush()
         batch.problems.extend(self.problems)
         batch.cleared_paths |= self.cleared
 
+    def add_unstreamed(self, a: Artifact) -> None:
+        """Hold one of the batch's own upserts for the last write, or name its file."""
+        row = storable_row(a, self.now)
+        if row is None:
+            name_unstorable(self.source, a, unstorable(a) or "a value cannot be stored",
+                            self.problems, self.cleared)
+        else:
+            self._pending.append((a, row))
+
     def _flush(self) -> None:
-        kept, self._pending = self._pending, []
-        if not kept:
+        pending, self._pending = self._pending, []
+        if not pending:
             return
+        kept = [a for a, _ in pending]
         for a in kept:
             self._count(a)
-        self.store.upsert_artifacts(kept, self.now)
+        self.store.upsert_rows(row for _, row in pending)
         if not self.full:  # a full pass re-links everything; no need to know the old titles
             first_seen = [a.id for a in kept if a.id not in self.ids]
             self.old_phrases.update(self.store.phrases_of(first_seen))
@@ -535,7 +574,8 @@ def _relink(
 
     ids = sorted(affected)
     new_links: list[Link] = []
-    for i, a in enumerate(_artifacts_by_id(store, ids)):
+    read = store.all_artifacts() if full else _artifacts_by_id(store, ids)
+    for i, a in enumerate(read):
         if i % 2_000 == 0:
             progress("link", i, len(ids))
         new_links.extend(linker.links_of(a))

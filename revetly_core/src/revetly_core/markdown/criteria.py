@@ -44,7 +44,7 @@ def criteria_section(body: str) -> tuple[int, int] | None:
         line = lines[i]
         if line.lstrip().startswith("```"):
             in_fence = not in_fence
-        m = None if in_fence else _HEADING.match(line)
+        m = None if in_fence or not line.startswith("#") else _HEADING.match(line)
         if m and _CRITERIA_TITLE.match(m.group(2)):
             level = len(m.group(1))
             j = i + 1
@@ -52,7 +52,7 @@ def criteria_section(body: str) -> tuple[int, int] | None:
             while j < len(lines):
                 if lines[j].lstrip().startswith("```"):
                     fence = not fence
-                h = None if fence else _HEADING.match(lines[j])
+                h = None if fence or not lines[j].startswith("#") else _HEADING.match(lines[j])
                 if h and len(h.group(1)) <= level:
                     break
                 j += 1

@@ -17,7 +17,13 @@ from revetly_core.store.queries_operate import OperateQueries
 from revetly_core.store.queries_pass import PassQueries
 from revetly_core.store.queries_scope import ScopeQueries
 from revetly_core.store.queries_search import SearchQueries
-from revetly_core.store.rows import ARTIFACT_COLUMNS, artifact_row, key_text, row_to_artifact
+from revetly_core.store.rows import (
+    ARTIFACT_COLUMNS,
+    artifact_row,
+    detail_json,
+    key_text,
+    row_to_artifact,
+)
 
 if TYPE_CHECKING:
     from revetly_core.model import Artifact, HistoryEntry, Link
@@ -253,12 +259,13 @@ class SQLiteStore(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries
         }
 
     def upsert_artifacts(self, artifacts: Iterable[Artifact], ingested_at: str) -> None:
+        self.upsert_rows(artifact_row(a, ingested_at) for a in artifacts)
+
+    def upsert_rows(self, rows: Iterable[tuple[Any, ...]]) -> None:
+        """Insert or replace artifacts already laid out as rows (``artifact_row``)."""
         cols = ", ".join(ARTIFACT_COLUMNS)
         marks = ", ".join("?" for _ in ARTIFACT_COLUMNS)
-        self.conn.executemany(
-            f"INSERT OR REPLACE INTO artifacts ({cols}) VALUES ({marks})",
-            (artifact_row(a, ingested_at) for a in artifacts),
-        )
+        self.conn.executemany(f"INSERT OR REPLACE INTO artifacts ({cols}) VALUES ({marks})", rows)
 
     def replace_phrases(self, rows: dict[str, list[str]]) -> None:
         """The mention phrases (a title or alias, as space-joined tokens) of these artifacts."""
@@ -389,7 +396,7 @@ class SQLiteStore(SearchQueries, ArtifactQueries, BacklogQueries, OperateQueries
                  invalid_at=NULL""",
             (
                 (link.src, link.dst, link.relation, link.method, key_text(link.dst),
-                 json.dumps(link.detail_dict(), sort_keys=True), at)
+                 detail_json(link.detail), at)
                 for link in links
             ),
         )

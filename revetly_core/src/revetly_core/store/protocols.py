@@ -242,6 +242,10 @@ class PassReads(Protocol):
         """The held artifacts with these ids, batch by batch (each batch in id order)."""
         ...
 
+    def all_artifacts(self) -> Iterator[Artifact]:
+        """Every held artifact in id order, from one scan (what a full pass re-links)."""
+        ...
+
     def index_documents(self) -> Iterator[Artifact]:
         """Every held artifact as the keyword index reads it, in id order: id, type, project,
         title, body and the withheld flag (the other fields are left empty)."""
@@ -352,6 +356,10 @@ class RecordStore(Protocol):
         ...
 
     def upsert_artifacts(self, artifacts: Iterable[Artifact], ingested_at: str) -> None:
+        ...
+
+    def upsert_rows(self, rows: Iterable[tuple[Any, ...]]) -> None:
+        """Insert or replace artifacts already laid out as rows (``artifact_row``)."""
         ...
 
     def replace_phrases(self, rows: dict[str, list[str]]) -> None:

@@ -55,16 +55,23 @@ COMPACT_COLUMNS = (
 """Every artifacts column but the body, which no compact row serves (read as '')."""
 
 
-def artifact_row(a: Artifact, ingested_at: str) -> tuple[Any, ...]:
-    """An Artifact as a row of the artifacts table, in ARTIFACT_COLUMNS order."""
+def artifact_row(a: Artifact, ingested_at: str, *, strict: bool = False) -> tuple[Any, ...]:
+    """An Artifact as a row of the artifacts table, in ARTIFACT_COLUMNS order (``strict``: a
+    metadata value JSON cannot hold, NaN or an infinity, raises ValueError)."""
     return (
         a.id, a.project, a.type, kind_of(a.type), a.title, a.status, a.parent, a.owner, a.body,
         json.dumps(a.criteria), int(a.criteria_unparsed),
-        json.dumps(a.metadata, sort_keys=True, default=str), json.dumps(a.aliases),
+        json.dumps(a.metadata, sort_keys=True, default=str, allow_nan=not strict),
+        json.dumps(a.aliases),
         a.source, a.source_path, a.source_uri, a.blob, a.created_at, a.source_updated_at,
         ingested_at, int(a.deleted), a.deleted_at, a.deleted_clock, a.deleted_note, a.provenance,
         int(bool(a.metadata.get("withheld"))), key_text(a.id),
     )
+
+
+def detail_json(detail: tuple[tuple[str, Any], ...]) -> str:
+    """A link's detail as the links table keeps it: sorted JSON, ``{}`` (not built) when empty."""
+    return json.dumps(dict(detail), sort_keys=True) if detail else "{}"
 
 
 def row_to_artifact(row: sqlite3.Row) -> Artifact:
