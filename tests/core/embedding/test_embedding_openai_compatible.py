@@ -74,3 +74,15 @@ def test_an_answer_of_the_wrong_shape_is_a_value_error() -> None:
         parse_vectors({"data": [{"index": 0, "embedding": [1.0]},
                                 {"index": 1, "embedding": [1.0, 2.0]}]}, 2)
 
+
+
+def test_the_provider_keeps_one_client_and_reopens_after_close(
+        embeddings_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_EMBED_TOKEN", TOKEN)
+    provider = open_openai_compatible(section(embeddings_url))
+    first = provider.embed(["board column jitter"])
+    client = provider._client()
+    provider.embed(["invoice export"])
+    assert provider._client() is client  # no new client (and TLS context) per request
+    provider.close()
+    assert np.allclose(provider.embed(["board column jitter"]), first)

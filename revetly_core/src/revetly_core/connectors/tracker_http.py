@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from revetly_core.connectors.http_body import BodyTooLarge, bounded_body
+
 if TYPE_CHECKING:  # httpx loads only when a tracker source is read
     import httpx
 
@@ -185,15 +187,13 @@ class TrackerHttp:
             extra["data"] = dict(form)
         with self.client().stream(method, url, params=params, headers=headers,
                                   **extra) as resp:
-            chunks: list[bytes] = []
-            size = 0
-            for chunk in resp.iter_bytes():
-                size += len(chunk)
-                if size > self.max_response_bytes:
-                    raise TrackerStop("too-large", f"a response is over the "
-                                      f"{self.max_response_bytes}-byte limit", resumable=False)
-                chunks.append(chunk)
-            return resp.status_code, resp.headers, b"".join(chunks), {
+            try:
+                data = bounded_body(resp, self.max_response_bytes)
+            except BodyTooLarge:
+                raise TrackerStop("too-large", f"a response is over the "
+                                  f"{self.max_response_bytes}-byte limit",
+                                  resumable=False) from None
+            return resp.status_code, resp.headers, data, {
                 str(k): v for k, v in resp.links.items()}
 
     def _retry_or_stop(self, attempt: int, code: str, reason: str) -> int:

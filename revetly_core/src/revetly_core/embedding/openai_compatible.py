@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
+import threading
 from typing import Any
 
 import httpx
 import numpy as np
 
+from revetly_core.connectors.http_body import bounded_body
 from revetly_core.embedding.provider import Vectors, unit_rows
 from revetly_core.embedding.settings import EmbeddingSection
 from revetly_core.refusal import Refusal
@@ -65,6 +68,8 @@ class OpenAICompatibleProvider:
         self._model = section.model
         self._timeout = section.timeout_seconds
         self._headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self._http: httpx.Client | None = None
+        self._lock = threading.Lock()
         self.model_id = f"openai-compatible:{section.model}"
         self.method = f"semantic ({section.model} via openai-compatible)"
 
@@ -75,14 +80,28 @@ class OpenAICompatibleProvider:
             return np.zeros((0, 1), dtype=np.float32)
         return np.ascontiguousarray(np.vstack(parts), dtype=np.float32)
 
+    def close(self) -> None:
+        """Close the kept connection (a later request opens another)."""
+        with self._lock:
+            if self._http is not None:
+                self._http.close()
+                self._http = None
+
+    def _client(self) -> httpx.Client:
+        """One client per provider, made on first use: a query's embedding reuses its
+        connection instead of paying a new client and TLS context per request."""
+        with self._lock:
+            if self._http is None:
+                self._http = httpx.Client(headers=self._headers, timeout=self._timeout)
+            return self._http
+
     def _request(self, texts: list[str]) -> Vectors:
         try:
-            answer = httpx.post(self._url, json={"model": self._model, "input": texts},
-                                headers=self._headers, timeout=self._timeout)
-            if len(answer.content) > MAX_RESPONSE_BYTES:
-                raise ValueError("the answer is larger than the provider may send")
-            answer.raise_for_status()
-            return parse_vectors(answer.json(), len(texts))
+            with self._client().stream("POST", self._url,
+                                       json={"model": self._model, "input": texts}) as answer:
+                answer.raise_for_status()
+                body = bounded_body(answer, MAX_RESPONSE_BYTES)
+            return parse_vectors(json.loads(body), len(texts))
         except (httpx.HTTPError, ValueError) as exc:
             raise Refusal("refused", f"the embedding endpoint {self._url} did not answer: {exc}",
                           "start the endpoint or correct embedding.api_url / embedding.model",
