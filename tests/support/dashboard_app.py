@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from revetly_core.governed.principals import read_credential_file
+from revetly_mcp.serve_http import run_http
 
 from revetly_core import (
     DashboardIdentity,
@@ -24,7 +25,6 @@ from revetly_core import (
     FeedbackService,
     Scope,
 )
-from revetly_mcp.serve_http import run_http
 
 SCOPE = Scope("desk", "support")
 OWNERS = {"dana"}
