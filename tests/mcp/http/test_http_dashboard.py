@@ -66,7 +66,7 @@ def test_the_signed_in_owner_sees_the_real_counts_and_the_proposals(
     assert "<td class='state'>partial</td>" in page.text
     assert f"id='approve-{app.world.pending_id}'" in page.text
     assert f"id='suspend-{app.world.active_id}'" in page.text
-    assert "only the built-in diagnostic qualifier" in page.text
+    assert "The built-in qualifier is diagnostic and always inconclusive" in page.text
     assert app.world.owner not in page.text
 
 

@@ -24,8 +24,9 @@ LIFECYCLE_MOVES: dict[str, Literal["shadow", "suspended", "revoked"]] = {
 DASHBOARD_ACTIONS = (*REVIEW_ACTIONS, "activate", "rollback", *LIFECYCLE_MOVES)
 MAX_REASON = 2000
 UsageState = Literal["missing", "partial", "overflow", "complete"]
-DIAGNOSTIC_ONLY = ("activation is unavailable: only the built-in diagnostic qualifier has judged "
-                   "this candidate, and a diagnostic qualification is always inconclusive")
+DIAGNOSTIC_ONLY = ("activation is unavailable: no accepted qualification. The built-in qualifier "
+                   "is diagnostic and always inconclusive; only the application's trusted "
+                   "qualifier can qualify this candidate")
 
 
 @dataclass(frozen=True)
