@@ -6,7 +6,10 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from revetly_core.governed.dashboard_rules import (
+    DASHBOARD_ACTIONS,
     DIAGNOSTIC_ONLY,
     DashboardAction,
     activation_offer,
@@ -141,3 +144,22 @@ def test_rollback_is_offered_to_earlier_active_generations_while_not_revoked() -
     assert rollback_offer(history) == [1, 3]
     assert rollback_offer([*history, {"generation": 5, "state": "revoked"}]) == []
     assert rollback_offer([]) == []
+
+
+FIELDS = st.sampled_from(["action", "target", "reason", "qualification", "generation", "csrf"])
+VALUES = st.one_of(st.sampled_from([*DASHBOARD_ACTIONS, PROPOSAL, "qual-1", "3", "0", ""]),
+                   st.text(max_size=40), st.integers(), st.none())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(FIELDS, VALUES, max_size=6))
+def test_parse_action_answers_an_action_or_a_refusal_for_any_form(form: dict[str, object]) -> None:
+    try:
+        parsed = parse_action(form)
+    except Refusal as refusal:
+        assert refusal.code in ("bad-argument", "no-proposal")
+        return
+    assert parsed.action in DASHBOARD_ACTIONS and parsed.target == form["target"]
+    assert len(parsed.reason) <= 2000
+    assert (parsed.qualification_id is not None) == (parsed.action == "activate")
+    assert (parsed.generation is not None) == (parsed.action == "rollback")
