@@ -9,20 +9,11 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page
 
-from tests.mcp.http.browser import browser_context
+from tests.mcp.http.browser import browser_context, sign_in
 from tests.mcp.http.dashboard_served import served_dashboard
 from tests.mcp.http.served_handles import IssuerHandle
 
 pytestmark = pytest.mark.anyio
-
-
-async def sign_in_to_dashboard(page: Page, url: str, username: str) -> None:
-    """Open the dashboard, sign in at the issuer's form, and land back on the screen."""
-    await page.goto(url)
-    await page.fill("#username", username)
-    async with page.expect_navigation():
-        await page.click("#signin")
-    await page.wait_for_selector("#signed-in, #outcome")
 
 
 async def press(page: Page, button: str) -> str:
@@ -39,7 +30,7 @@ async def test_the_owner_signs_in_approves_a_proposal_and_suspends_a_rule(
         world = app.world
         async with browser_context() as context:
             page = await context.new_page()
-            await sign_in_to_dashboard(page, app.url, "dana")
+            await sign_in(page, app.url, "dana", ready="#signed-in, #outcome")
             assert (await page.inner_text("#signed-in")) == "Dana"
             row = page.locator("#quality-weekly")
             assert (await row.locator(".scheduled").inner_text()) == "3"
