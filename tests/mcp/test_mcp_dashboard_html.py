@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from revetly_mcp.dashboard_html import action_outcome_page, dashboard_page, unconfigured_page
+from revetly_mcp.dashboard_html import (
+    action_outcome_page,
+    dashboard_page,
+    proposals_html,
+    unconfigured_page,
+)
 
 HOSTILE = "<script>alert(1)</script>'\""
 
@@ -41,3 +46,24 @@ def test_outcome_and_unconfigured_pages_are_escaped_too() -> None:
     unconfigured = unconfigured_page({"missing": [HOSTILE], "fix": HOSTILE})
     for page in (refused, done, unconfigured):
         assert "<script" not in page and "&lt;script&gt;" in page
+
+
+def pending_proposal() -> dict[str, Any]:
+    return {"proposal_id": "prop-" + "b" * 32, "title": "t", "proposal_kind": "rule",
+            "review_id": "REV-1", "status": "pending_review", "review_open": True,
+            "candidate": {}, "compiled": {}, "sources": [],
+            "lifecycle": {"state": None, "controls": ["revoke"], "rollback_to": [],
+                          "qualifications": [],
+                          "activation": {"available": False, "qualifications": [], "reason": "r"}}}
+
+
+def test_a_pending_proposal_has_its_review_controls_each_with_the_csrf_value() -> None:
+    page = proposals_html({"available": True, "items": [pending_proposal()]}, "c5rf", "/dashboard/action")
+    assert page.count("<form") == 3 and page.count("name='csrf' value='c5rf'") == 3
+    assert "id='approve-prop-" in page and "id='reject-prop-" in page
+
+
+def test_a_read_only_endpoint_renders_no_control() -> None:
+    page = proposals_html({"available": True, "items": [pending_proposal()]}, "c5rf",
+                          "/dashboard/action", read_only=True)
+    assert "<form" not in page and "serves reads only" in page

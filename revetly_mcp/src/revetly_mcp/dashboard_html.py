@@ -113,16 +113,16 @@ def _form(csrf: str, action_url: str, action: str, target: str, label: str,
             f"<button id='{_e(button_id)}'>{_e(label)}</button></form>")
 
 
-def proposal_html(p: dict[str, Any], csrf: str, action_url: str) -> str:
-    """One proposal: candidate, compiled form, source snapshots, decision and its controls."""
+def controls_html(p: dict[str, Any], csrf: str, action_url: str) -> str:
+    """A proposal's controls: review while pending, activation under each usable qualification,
+    rollback to each offered generation, and the lifecycle moves its state allows."""
     pid = str(p["proposal_id"])
     life = p["lifecycle"]
-    controls = []
+    controls: list[str] = []
     if p["review_open"]:
         controls += [_form(csrf, action_url, "approve", pid, "Approve", reason=True),
                      _form(csrf, action_url, "reject", pid, "Reject", reason=True)]
-    offer = life["activation"]
-    for qid in offer["qualifications"]:
+    for qid in life["activation"]["qualifications"]:
         controls.append(_form(csrf, action_url, "activate", pid, f"Activate under {qid}",
                               {"qualification": qid}))
     for generation in life["rollback_to"]:
@@ -131,6 +131,16 @@ def proposal_html(p: dict[str, Any], csrf: str, action_url: str) -> str:
                               {"generation": str(generation)}))
     for move in life["controls"]:
         controls.append(_form(csrf, action_url, move, pid, move.capitalize(), reason=True))
+    return "".join(controls)
+
+
+def proposal_html(p: dict[str, Any], csrf: str, action_url: str, *, read_only: bool = False) -> str:
+    """One proposal: candidate, compiled form, source snapshots, decision and its controls (none
+    on a read-only endpoint)."""
+    pid = str(p["proposal_id"])
+    life = p["lifecycle"]
+    offer = life["activation"]
+    controls = "" if read_only else controls_html(p, csrf, action_url)
     activation = ("" if offer["available"]
                   else f"<p class='activation-unavailable'>{_e(offer['reason'])}</p>")
     sources = "".join(
@@ -145,10 +155,11 @@ def proposal_html(p: dict[str, Any], csrf: str, action_url: str) -> str:
             f"<h4>Candidate</h4>{_json(p['candidate'])}<h4>Compiled</h4>{_json(p['compiled'])}"
             f"<h4>Sources</h4><ul>{sources}</ul>"
             f"<h4>Qualifications</h4>{_json(life['qualifications'])}{activation}"
-            f"<div class='controls'>{''.join(controls)}</div></section>")
+            f"<div class='controls'>{controls}</div></section>")
 
 
-def proposals_html(proposals: dict[str, Any], csrf: str, action_url: str) -> str:
+def proposals_html(proposals: dict[str, Any], csrf: str, action_url: str, *,
+                   read_only: bool = False) -> str:
     if not proposals.get("available"):
         if "refusal" in proposals:
             return _refusal(proposals)
@@ -156,7 +167,9 @@ def proposals_html(proposals: dict[str, Any], csrf: str, action_url: str) -> str
     items = proposals["items"]
     if not items:
         return "<p id='proposals-none'>No proposal in this scope.</p>"
-    return "".join(proposal_html(p, csrf, action_url) for p in items)
+    note = ("<p id='read-only'>This endpoint serves reads only: no action is taken here.</p>"
+            if read_only else "")
+    return note + "".join(proposal_html(p, csrf, action_url, read_only=read_only) for p in items)
 
 
 def dashboard_page(view: dict[str, Any], *, csrf: str, action_url: str, signout_url: str) -> str:
@@ -174,7 +187,7 @@ def dashboard_page(view: dict[str, Any], *, csrf: str, action_url: str, signout_
             f"<h2>Usage</h2>{usage_html(view['usage'])}"
             f"<h2>Actions</h2>{actions_html(view['actions'])}"
             f"<h2>Proposals and rules</h2>"
-            f"{proposals_html(view['proposals'], csrf, action_url)}"
+            f"{proposals_html(view['proposals'], csrf, action_url, read_only=bool(view.get('read_only')))}"
             f"<p class='note'>Export is not on this dashboard.</p>")
     return document("Feedback dashboard", body)
 

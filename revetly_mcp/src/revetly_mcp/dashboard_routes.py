@@ -58,7 +58,8 @@ PAGE_HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "same-origin",
                 "X-Frame-Options": "DENY", "Content-Security-Policy":
                 "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
                 "frame-ancestors 'none'"}
-STATUS_OF_REFUSAL = {"not-owner": 403, "bad-argument": 400, "memory-not-bound": 503}
+STATUS_OF_REFUSAL = {"not-owner": 403, "read-only": 403, "bad-argument": 400,
+                     "memory-not-bound": 503}
 
 
 def html(body: str, status: int = 200) -> Response:
@@ -77,8 +78,10 @@ class DashboardPage:
     """The dashboard of one endpoint: its sign-ins and its routes."""
 
     def __init__(self, dashboard: FeedbackDashboard | None, verifier: JwtVerifier | None,
-                 auth: AuthSection, *, resource: str, base: str, core: CoreCall) -> None:
+                 auth: AuthSection, *, resource: str, base: str, core: CoreCall,
+                 read_only: bool = False) -> None:
         self.dashboard = dashboard
+        self.read_only = read_only
         self.verifier = verifier
         self.auth = auth
         self.base = base.rstrip("/")
@@ -143,7 +146,7 @@ class DashboardPage:
                 resource=self.issuer.resource, scopes=list(self.auth.scopes)), status_code=303)
         session, identity = found
         dashboard = self.dashboard
-        view = await self.core(lambda: dashboard.view(identity))
+        view = await self.core(lambda: dashboard.view(identity, read_only=self.read_only))
         return html(dashboard_page(view, csrf=session.csrf,
                                    action_url=f"{self.base}{ACTION_PATH}",
                                    signout_url=f"{self.base}{SIGNOUT_PATH}"))
@@ -199,7 +202,8 @@ class DashboardPage:
         _, identity = found
         dashboard = self.dashboard
         fields = {k: v for k, v in form.items() if isinstance(v, str)}
-        payload: dict[str, Any] = await self.core(lambda: dashboard.act(identity, fields))
+        payload: dict[str, Any] = await self.core(
+            lambda: dashboard.act(identity, fields, read_only=self.read_only))
         return html(action_outcome_page(payload, back), refusal_status(payload))
 
     async def signout(self, request: Request) -> Response:

@@ -258,7 +258,7 @@ def build_http_app(engine: Engine, address: Address, *, project: str | None = No
 
     routes += DashboardPage(dashboard, verifier, config.auth, resource=address.resource,
                             base=review_base_url(address.resource, address.path),
-                            core=server.core).routes()
+                            core=server.core, read_only=surface.read_only).routes()
     routes.append(Mount("/", app=inner))
 
     @asynccontextmanager

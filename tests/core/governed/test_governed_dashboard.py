@@ -170,6 +170,14 @@ def test_the_owner_approves_through_the_review_path(screen: Screen) -> None:
     assert review["status"] == "applied"
 
 
+def test_on_a_read_only_endpoint_the_screen_shows_and_no_action_lands(screen: Screen) -> None:
+    assert screen.dashboard.view(screen.owner, read_only=True)["read_only"] is True
+    refused = screen.dashboard.act(screen.owner, {"action": "suspend", "target": screen.world.active_id},
+                                   read_only=True)
+    assert refused["refusal"]["code"] == "read-only"
+    assert screen.lifecycle().current(SCOPE, screen.world.active_id)["state"] == "active"  # type: ignore[index]
+
+
 def test_a_non_owner_action_is_refused_and_changes_nothing(screen: Screen) -> None:
     for form in ({"action": "approve", "target": screen.world.pending_id},
                  {"action": "suspend", "target": screen.world.active_id}):

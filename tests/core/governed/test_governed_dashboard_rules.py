@@ -16,6 +16,7 @@ from revetly_core.governed.dashboard_rules import (
     lifecycle_controls,
     parse_action,
     require_owner_identity,
+    require_writable,
     rollback_offer,
     usable_qualifications,
     usage_state,
@@ -76,6 +77,14 @@ def test_an_owner_action_is_refused_to_a_non_owner_identity() -> None:
     with pytest.raises(Refusal) as refused:
         require_owner_identity(False, action)
     assert refused.value.code == "not-owner" and refused.value.extra["wrote"] is False
+
+
+def test_a_read_only_endpoint_takes_no_dashboard_action() -> None:
+    action = DashboardAction("suspend", PROPOSAL)
+    require_writable(False, action)
+    with pytest.raises(Refusal) as refused:
+        require_writable(True, action)
+    assert refused.value.code == "read-only" and refused.value.extra["setting"] == "served.read_only"
 
 
 @pytest.mark.parametrize("figure, receipts, state", [

@@ -33,6 +33,7 @@ from revetly_core.governed.dashboard_rules import (
     lifecycle_controls,
     parse_action,
     require_owner_identity,
+    require_writable,
     rollback_offer,
     usage_view,
 )
@@ -131,17 +132,18 @@ class FeedbackDashboard:
 
     # ---- the screen ----
 
-    def view(self, identity: DashboardIdentity) -> dict[str, Any]:
+    def view(self, identity: DashboardIdentity, *, read_only: bool = False) -> dict[str, Any]:
         """Everything the screen shows this person: quality counts of the scope's frozen
         schedules, usage with its missing/partial states, recent actions with their arguments,
         checks and source evidence, and (for the owner) proposals with their review and
-        lifecycle controls. A refusal in one section is shown in place of that section."""
+        lifecycle controls (none on a read-only endpoint). A refusal in one section is shown in
+        place of that section."""
         session, scope = identity.session, identity.scope
         try:
             self.feedback.authorize(session, "read")
         except Refusal as refusal:
             return {**self._head(identity), "status": "refused", **refusal.payload()}
-        return {**self._head(identity), "status": "ready",
+        return {**self._head(identity), "status": "ready", "read_only": read_only,
                 "quality": self._quality(session, scope),
                 "usage": self._section(lambda: usage_view(self.usage.usage(session), FIGURES)),
                 "actions": self._section(lambda: recent_actions(
@@ -215,11 +217,13 @@ class FeedbackDashboard:
 
     # ---- actions ----
 
-    def act(self, identity: DashboardIdentity, form: Mapping[str, object]) -> dict[str, Any]:
+    def act(self, identity: DashboardIdentity, form: Mapping[str, object], *,
+            read_only: bool = False) -> dict[str, Any]:
         """Apply one posted owner action (review, activate, rollback, shadow, suspend, revoke) for
         the identity's scope; every check is made again by the path that applies it."""
         try:
             action = parse_action(form)
+            require_writable(read_only, action)
             require_owner_identity(identity.owner, action)
             lifecycle = self.lifecycle()
             if lifecycle is None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
+from revetly_core.auth.served_surface import read_only_refusal
 from revetly_core.governed.lifecycle import transition_allowed
 from revetly_core.governed.proposals import check_proposal_id
 from revetly_core.refusal import Refusal
@@ -79,6 +80,13 @@ def require_owner_identity(owner: bool, action: DashboardAction) -> None:
         raise Refusal("not-owner", f"{action.action} is an owner action, and your sign-in is not "
                       "bound to the owner", "ask the owner to do it, or the application to bind "
                       "your identity as the owner", {"wrote": False})
+
+
+def require_writable(read_only: bool, action: DashboardAction) -> None:
+    """An endpoint that serves reads only ([served] read_only / --read-only) takes no dashboard
+    action: the page shows, nothing is written."""
+    if read_only:
+        raise read_only_refusal(f"dashboard {action.action}")
 
 
 def usage_state(figure: Mapping[str, Any], receipts: int) -> UsageState:
