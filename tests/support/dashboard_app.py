@@ -1,10 +1,11 @@
 """An application serving its FeedbackDashboard on the engine's HTTP endpoint (served tests).
 
-argv: INSTANCE HOMES WORK PORT. It opens the vault HOMES/vault (owner credential in
+argv: INSTANCE HOMES WORK PORT [read-only]. It opens the vault HOMES/vault (owner credential in
 WORK/owner.token, the dashboard's read credential in WORK/reader.token, scope desk/support),
 binds the people the test issuer signs in (sub "dana": the owner; sub "bo": a viewer; anyone
 else: no dashboard identity), opens canonical memory per request from INSTANCE, and runs
-`run_http(..., dashboard=...)`, as docs/governed.md describes, until SIGTERM.
+`run_http(..., dashboard=...)`, as docs/governed.md describes, until SIGTERM (read-only: the
+endpoint serves reads only).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ VIEWERS = {"bo"}
 
 
 def main(argv: list[str]) -> int:
-    instance, homes, work, port = argv
+    instance, homes, work, port, *mode = argv
     evidence = EvidenceService.open(homes, "vault")
     session = evidence.principals.session(read_credential_file(Path(work) / "reader.token"), SCOPE)
 
@@ -47,7 +48,8 @@ def main(argv: list[str]) -> int:
                                   binding=binding, memory_factory=lambda: Engine.open(instance),
                                   runtime_versions={"app": "1.0"})
     try:
-        return run_http(instance, None, port=int(port), dashboard=dashboard)
+        return run_http(instance, None, port=int(port), dashboard=dashboard,
+                        read_only=mode == ["read-only"])
     finally:
         evidence.close()
 

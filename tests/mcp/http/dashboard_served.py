@@ -68,7 +68,8 @@ class ServedDashboard:
 
 
 @contextmanager
-def served_dashboard(tmp_path: Path, issuer: IssuerHandle) -> Iterator[ServedDashboard]:
+def served_dashboard(tmp_path: Path, issuer: IssuerHandle, *,
+                     read_only: bool = False) -> Iterator[ServedDashboard]:
     """Build the world over a fresh instance whose [auth] names the issuer, then serve it."""
     instance = Instance(tmp_path / "inst")
     seed_instance(instance)
@@ -79,7 +80,7 @@ def served_dashboard(tmp_path: Path, issuer: IssuerHandle) -> Iterator[ServedDas
     world = build_dashboard_world(instance.root, homes, work, now=datetime.now(UTC))
     port = free_port()
     server = Server(python(str(SUPPORT / "dashboard_app.py"), str(instance.root), str(homes),
-                           str(work), str(port)),
+                           str(work), str(port), *(["read-only"] if read_only else [])),
                     f"http://127.0.0.1:{port}/health", tmp_path / "dashboard-app.log")
     server.wait_ready()
     try:

@@ -133,6 +133,18 @@ def test_signing_out_ends_the_session(app: ServedDashboard, client: httpx.Client
     assert refused.status_code == 401 and app.state(app.world.active_id) == "active"
 
 
+def test_a_read_only_endpoint_shows_the_screen_and_takes_no_action(
+        tmp_path: Path, issuer: IssuerHandle, client: httpx.Client) -> None:
+    with served_dashboard(tmp_path, issuer, read_only=True) as app:
+        page = sign_in(client, app.base, "dana")
+        assert page.status_code == 200 and "serves reads only" in page.text
+        assert "id='approve-" not in page.text and "id='suspend-" not in page.text
+        refused = post_action(client, app, {"csrf": csrf_of(page.text), "action": "suspend",
+                                            "target": app.world.active_id})
+        assert refused.status_code == 403 and "<p id='code'>read-only</p>" in refused.text
+        assert app.state(app.world.active_id) == "active"
+
+
 def test_without_the_applications_binding_the_screen_reports_unconfigured(
         writable: Path, serve: ServeFactory, issuer: IssuerHandle, client: httpx.Client) -> None:
     served = serve(writable, auth_block(issuer))
