@@ -18,6 +18,7 @@ from revetly_core import (
     EvidenceService,
     FeedbackDashboard,
     FeedbackService,
+    GuardedDispatcher,
     ProposalService,
     Refusal,
     RuleLifecycle,
@@ -27,6 +28,7 @@ from tests.core.gitrepo import Instance
 from tests.core.governed.governed_world import START, Clock
 from tests.core.governed.proposal_world import seed_instance
 from tests.support.dashboard_world import (
+    OPEN_TICKET,
     RUNTIME,
     SCOPE,
     TICKET_ARGUMENTS,
@@ -131,6 +133,43 @@ def test_each_action_shows_its_exact_arguments_checks_and_source_evidence(screen
     assert receipt["receipt_id"] == screen.world.receipt_id and receipt["sources"] == ["policies@r1"]
     [hit] = receipt["hits"]
     assert hit["citation"] == "Refund policy §2" and len(hit["passage_sha256"]) == 64
+
+
+class Held:
+    """A handler that answers only when the test lets it."""
+
+    def __init__(self) -> None:
+        self.go = threading.Event()
+
+    def invoke(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        self.go.wait(60)
+        return {"ticket": "T-2"}
+
+
+def test_an_action_whose_handler_runs_here_shows_dispatching_and_its_hold(screen: Screen) -> None:
+    actor = screen.identity_in(SCOPE, ["execute"], name="Desk")
+    dispatcher = GuardedDispatcher(screen.dashboard.feedback)
+    handler = Held()
+    dispatcher.register(screen.world.owner, SCOPE, OPEN_TICKET, handler)
+    watching = FeedbackDashboard(screen.dashboard.feedback, owner_token=screen.world.owner,
+                                 binding=lambda claims: None, dispatcher=dispatcher)
+    call = threading.Thread(target=lambda: dispatcher.execute(
+        actor.session, "open_ticket", TICKET_ARGUMENTS, idempotency_key="call-held"))
+    call.start()
+    try:
+        for _ in range(1200):  # until the handler runs (held and admitted first: "unknown")
+            newest = watching.view(screen.viewer)["actions"][0]
+            if newest["status"] == "dispatching":
+                break
+            handler.go.wait(0.05)
+        assert newest["status"] == "dispatching" and newest["hold"] is True
+        assert newest["execution_id"] != screen.world.execution_id
+        assert screen.dashboard.view(screen.viewer)["actions"][0]["status"] == "unknown"
+    finally:
+        handler.go.set()
+        call.join()
+        dispatcher.close()
+    assert watching.view(screen.viewer)["actions"][0]["status"] == "acknowledged"
 
 
 def test_the_owner_sees_every_proposal_with_its_review_and_lifecycle(screen: Screen) -> None:
