@@ -73,7 +73,8 @@ def usage_html(usage: dict[str, Any]) -> str:
                     f"{_e(states.get(figure))}</td><td class='total'>{total}</td>"
                     f"<td class='known'>{_e(f.get('known_subtotal'))}</td>"
                     f"<td class='unknown'>{_e(f.get('unknown'))}</td></tr>")
-    return (f"<p>{_e(usage.get('label'))}; {_e(usage.get('receipts'))} provider receipts.</p>"
+    return (f"<p>{_e(usage.get('label'))}; provider receipts recorded: "
+            f"<span id='usage-receipts'>{_e(usage.get('receipts'))}</span>.</p>"
             "<table id='usage'><tr><th>figure</th><th>state</th><th>total</th>"
             "<th>known subtotal</th><th>unknown parts</th></tr>" + "".join(rows) + "</table>")
 
