@@ -9,11 +9,13 @@ import revetly_core
 PUBLIC = [
     "Artifact",
     "Config",
+    "DashboardIdentity",
     "DiagnosticQualifier",
     "Engine",
     "EvidenceService",
     "ExampleExportService",
     "ExecutionContext",
+    "FeedbackDashboard",
     "FeedbackRecovery",
     "FeedbackService",
     "GuardedDispatcher",

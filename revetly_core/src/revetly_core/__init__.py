@@ -10,10 +10,12 @@ if TYPE_CHECKING:
     from revetly_core.config import Config, load_config, parse_config
     from revetly_core.engine import Engine
     from revetly_core.governed import (
+        DashboardIdentity,
         DiagnosticQualifier,
         EvidenceService,
         ExampleExportService,
         ExecutionContext,
+        FeedbackDashboard,
         FeedbackRecovery,
         FeedbackService,
         GuardedDispatcher,
@@ -45,6 +47,8 @@ _GOVERNED = frozenset({
     "ExecutionContext", "GuardedDispatcher", "GuardedTool", "UsageLedger", "VerificationService",
     # proposals and the rule lifecycle
     "DiagnosticQualifier", "ProposalService", "RuleLifecycle",
+    # the feedback dashboard
+    "DashboardIdentity", "FeedbackDashboard",
 })
 
 
@@ -70,11 +74,13 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Artifact",
     "Config",
+    "DashboardIdentity",
     "DiagnosticQualifier",
     "Engine",
     "EvidenceService",
     "ExampleExportService",
     "ExecutionContext",
+    "FeedbackDashboard",
     "FeedbackRecovery",
     "FeedbackService",
     "GuardedDispatcher",

@@ -14,7 +14,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import anyio
@@ -65,6 +65,9 @@ from revetly_mcp.review_routes import ReviewPage
 from revetly_mcp.sdk_seam import lowlevel_server
 from revetly_mcp.server import RevetlyServer
 from revetly_mcp.session import Sessions, asks_mid_call, declared_params
+
+if TYPE_CHECKING:
+    from revetly_core.governed.dashboard import FeedbackDashboard
 
 log = logging.getLogger("revetly.http")
 
@@ -222,8 +225,10 @@ def security_settings(address: Address, config: Config) -> TransportSecuritySett
 
 
 def build_http_app(engine: Engine, address: Address, *, project: str | None = None,
-                   read_only: bool = False, verifier: JwtVerifier | None = None) -> Starlette:
-    """The endpoint's ASGI app: the shared server's tools on the SDK's Streamable HTTP app."""
+                   read_only: bool = False, verifier: JwtVerifier | None = None,
+                   dashboard: FeedbackDashboard | None = None) -> Starlette:
+    """The endpoint's ASGI app: the shared server's tools on the SDK's Streamable HTTP app, and
+    the feedback dashboard at /dashboard (unconfigured without the application's `dashboard`)."""
     config = engine.config
     audit = (AuditLog(audit_log_path(engine.root, config.auth.audit_log))
              if config.auth.audit_log else None)
@@ -274,6 +279,11 @@ def build_http_app(engine: Engine, address: Address, *, project: str | None = No
                           base=review_base_url(address.resource, address.path), core=server.core)
         server.gate.serve_url_gate(page)
         routes += page.routes()
+    from revetly_mcp.dashboard_routes import DashboardPage  # ADR 0036
+
+    routes += DashboardPage(dashboard, verifier, config.auth, resource=address.resource,
+                            base=review_base_url(address.resource, address.path),
+                            core=server.core, read_only=surface.read_only).routes()
     routes.append(Mount("/", app=page_callers(inner, list(config.served.allowed_origins))))
 
     @asynccontextmanager

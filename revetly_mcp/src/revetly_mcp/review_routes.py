@@ -18,7 +18,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
-import httpx
 from revetly_core.auth.review_decision import (
     decide_on_page,
     decision_recorded,
@@ -40,9 +39,7 @@ from revetly_core.auth.review_signin import (
     authorize_url,
     callback_url,
     decision_origin_refusal,
-    issuer_endpoints,
     lacks_scopes,
-    token_request,
 )
 from revetly_core.auth.served_surface import Caller, ServedSurface
 from revetly_core.config import AuthSection
@@ -51,7 +48,8 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from revetly_core import Refusal
-from revetly_mcp.auth import HTTP_TIMEOUT, JwtVerifier, metadata_urls
+from revetly_mcp.auth import HTTP_TIMEOUT, JwtVerifier
+from revetly_mcp.issuer_signin import IssuerClient
 from revetly_mcp.review_html import outcome_page, review_page, signin_failed_page
 
 log = logging.getLogger("revetly.review")
@@ -84,7 +82,7 @@ class ReviewPage:
         self.core = core
         self.links = ReviewLinks()
         self.signins = SignIns()
-        self._endpoints: tuple[str, str] | None = None
+        self.issuer = IssuerClient(auth, resource)
         self._secure = urlsplit(self.base).scheme == "https"
 
     # ------------------------------------------------------------------ links
@@ -101,45 +99,11 @@ class ReviewPage:
     # ------------------------------------------------------------------ the issuer
     async def endpoints(self) -> tuple[str, str]:
         """The issuer's authorization and token endpoints, read from its metadata once."""
-        if self._endpoints is None:
-            assert self.auth.issuer is not None
-            async with httpx.AsyncClient(timeout=HTTP_TIMEOUT) as client:
-                for url in metadata_urls(self.auth.issuer):
-                    try:
-                        response = await client.get(url)
-                    except httpx.HTTPError:
-                        continue
-                    if response.status_code != 200:
-                        continue
-                    try:
-                        document = response.json()
-                    except ValueError:
-                        continue
-                    if isinstance(document, dict):
-                        self._endpoints = issuer_endpoints(document)
-                        break
-            if self._endpoints is None:
-                self._endpoints = issuer_endpoints({})
-        return self._endpoints
+        return await self.issuer.endpoints()
 
     async def redeem(self, code: str, verifier: str) -> str | None:
         """The access token the issuer gives for this code (as a public client), else None."""
-        try:
-            _, token_endpoint = await self.endpoints()
-        except Refusal as refusal:
-            log.warning("review sign-in: %s", refusal)
-            return None
-        form = token_request(code, client_id=self.auth.review_client_id,
-                             redirect_uri=callback_url(self.base), verifier=verifier,
-                             resource=self.resource)
-        try:
-            async with httpx.AsyncClient(timeout=HTTP_TIMEOUT) as client:
-                response = await client.post(token_endpoint, data=form)
-            token = response.json().get("access_token") if response.status_code == 200 else None
-        except (httpx.HTTPError, ValueError) as exc:
-            log.warning("review sign-in: token request failed: %s", exc)
-            return None
-        return token if isinstance(token, str) else None
+        return await self.issuer.redeem(code, verifier, callback_url(self.base))
 
     # ------------------------------------------------------------------ routes
     async def show(self, request: Request) -> Response:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import uvicorn
 from revetly_core.auth import check_address_rule, check_grants
@@ -12,6 +13,9 @@ from revetly_core.config import parse_config
 
 from revetly_core import Engine, Refusal
 from revetly_mcp.http_app import Address, address_of, build_http_app
+
+if TYPE_CHECKING:
+    from revetly_core.governed.dashboard import FeedbackDashboard
 
 HTTP_PARSER = "httptools"
 """uvicorn's HTTP/1.1 implementation: the C parser (a declared dependency), not pure-Python h11."""
@@ -27,7 +31,8 @@ def _checked_path(path: str | None) -> str | None:
 
 
 def prepare(instance: str | None, project: str | None, host: str | None, port: int | None,
-            path: str | None, read_only: bool) -> tuple[Engine, Address, object]:
+            path: str | None, read_only: bool, dashboard: FeedbackDashboard | None = None
+            ) -> tuple[Engine, Address, object]:
     """Open the instance and check everything that refuses a start: the address rule, a
     verifier that resolves, the project binding. Returns the engine, address and app."""
     engine = Engine.open(instance)
@@ -40,16 +45,18 @@ def prepare(instance: str | None, project: str | None, host: str | None, port: i
 
         verifier = build_verifier(engine.config.auth, address.resource, dict(os.environ))
     app = build_http_app(engine, address, project=project, read_only=read_only,
-                         verifier=verifier)
+                         verifier=verifier, dashboard=dashboard)
     return engine, address, app
 
 
 def run_http(instance: str | None, project: str | None, *, host: str | None = None,
-             port: int | None = None, path: str | None = None, read_only: bool = False) -> int:
+             port: int | None = None, path: str | None = None, read_only: bool = False,
+             dashboard: FeedbackDashboard | None = None) -> int:
     """`revetly serve --http` / `revetly-mcp --http`: refusals stop it before it binds
-    (one line on stderr, exit status 2); otherwise serve until SIGTERM or Ctrl-C."""
+    (one line on stderr, exit status 2); otherwise serve until SIGTERM or Ctrl-C. An
+    application serves its FeedbackDashboard at /dashboard by passing it here (ADR 0036)."""
     try:
-        _, address, app = prepare(instance, project, host, port, path, read_only)
+        _, address, app = prepare(instance, project, host, port, path, read_only, dashboard)
     except Refusal as refusal:
         setting = refusal.extra.get("setting")
         named = f" [{setting}]" if setting else ""

@@ -28,14 +28,16 @@ async def browser_context() -> AsyncIterator[BrowserContext]:
             await browser.close()
 
 
-async def sign_in(page: Page, link: str, username: str) -> None:
-    """Open a review link, sign in at the issuer's login form as `username`, and land back on
-    the review page (code + PKCE through the real redirects)."""
+async def sign_in(page: Page, link: str, username: str,
+                  ready: str = "#review-id, #outcome") -> None:
+    """Open a page that signs in (a review link, the dashboard), sign in at the issuer's login
+    form as `username`, and land back on it (code + PKCE through the real redirects) once
+    `ready` shows."""
     await page.goto(link)
     await page.fill("#username", username)
     async with page.expect_navigation():
         await page.click("#signin")
-    await page.wait_for_selector("#review-id, #outcome")
+    await page.wait_for_selector(ready)
 
 
 async def decide(page: Page, button: str, reason: str = "") -> str:

@@ -1,8 +1,10 @@
 """The governed document layer: an encrypted evidence vault, grants, governed retrieval, feedback,
-guarded execution and its independent verification, proposals and the rule lifecycle."""
+guarded execution and its independent verification, proposals, the rule lifecycle and the
+feedback dashboard."""
 
 from revetly_core.governed.budget import DEFAULT_RESULT_BUDGET, enforce_result_budget
 from revetly_core.governed.context_adapter import RevetlyContextAdapter
+from revetly_core.governed.dashboard import DashboardIdentity, FeedbackDashboard
 from revetly_core.governed.dispatcher import GuardedDispatcher
 from revetly_core.governed.export import ExampleExportService
 from revetly_core.governed.feedback import FeedbackService, OutcomeReport
@@ -22,10 +24,12 @@ from revetly_core.governed.verification import VerificationService
 
 __all__ = [
     "DEFAULT_RESULT_BUDGET",
+    "DashboardIdentity",
     "DiagnosticQualifier",
     "EvidenceService",
     "ExampleExportService",
     "ExecutionContext",
+    "FeedbackDashboard",
     "FeedbackRecovery",
     "FeedbackService",
     "Grant",
