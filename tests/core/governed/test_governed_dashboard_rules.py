@@ -155,6 +155,19 @@ def test_rollback_is_offered_to_earlier_active_generations_while_not_revoked() -
     assert rollback_offer([]) == []
 
 
+def test_a_quarantined_rule_is_offered_neither_its_old_qualifications_nor_a_rollback() -> None:
+    history = [{"generation": 1, "state": "active", "qualification_id": "qual-7"},
+               {"generation": 2, "state": "quarantined", "quarantined_qualifications": ["qual-7"]}]
+    offer = activation_offer([qualification(qid="qual-7")], RUNTIME, START, approved=True,
+                             state="quarantined", quarantined=frozenset({"qual-7"}))
+    assert offer["available"] is False and "fresh qualification" in offer["reason"]
+    assert rollback_offer(history) == []
+    fresh = activation_offer([qualification(qid="qual-7"), qualification(qid="qual-8")], RUNTIME,
+                             START, approved=True, state="quarantined",
+                             quarantined=frozenset({"qual-7"}))
+    assert fresh["qualifications"] == ["qual-8"]
+
+
 FIELDS = st.sampled_from(["action", "target", "reason", "qualification", "generation", "csrf"])
 VALUES = st.one_of(st.sampled_from([*DASHBOARD_ACTIONS, PROPOSAL, "qual-1", "3", "0", ""]),
                    st.text(max_size=40), st.integers(), st.none())

@@ -38,7 +38,7 @@ from revetly_core.governed.dashboard_rules import (
     usage_view,
 )
 from revetly_core.governed.feedback import FeedbackService
-from revetly_core.governed.lifecycle import LIFECYCLE, RuleLifecycle
+from revetly_core.governed.lifecycle import LIFECYCLE, RuleLifecycle, quarantined_qualifications
 from revetly_core.governed.memory_binding import LOCAL_TENANT
 from revetly_core.governed.principals import Session
 from revetly_core.governed.proposals import Decision, ProposalService
@@ -209,7 +209,8 @@ class FeedbackDashboard:
                               "controls": lifecycle_controls(state, approved),
                               "activation": activation_offer(
                                   mine, lifecycle.runtime_versions, self.evidence.clock(),
-                                  approved=approved, state=state),
+                                  approved=approved, state=state,
+                                  quarantined=frozenset(quarantined_qualifications(history))),
                               "rollback_to": rollback_offer(history),
                               "qualifications": [{k: q[k] for k in (
                                   "qualification_id", "verdict", "qualifier", "qualifier_kind",

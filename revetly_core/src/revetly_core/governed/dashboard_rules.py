@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from revetly_core.auth.served_surface import read_only_refusal
-from revetly_core.governed.lifecycle import transition_allowed
+from revetly_core.governed.lifecycle import quarantined_qualifications, transition_allowed
 from revetly_core.governed.proposals import check_proposal_id
 from revetly_core.refusal import Refusal
 
@@ -126,10 +126,13 @@ def usable_qualifications(qualifications: list[dict[str, Any]], runtime_versions
 
 
 def activation_offer(qualifications: list[dict[str, Any]], runtime_versions: Mapping[str, str],
-                     now: datetime, *, approved: bool, state: str | None) -> dict[str, Any]:
+                     now: datetime, *, approved: bool, state: str | None,
+                     quarantined: frozenset[str] = frozenset()) -> dict[str, Any]:
     """Whether the page offers activation, with the qualifications it may name, or why not. With
-    only diagnostic qualifications (always inconclusive) it is unavailable and says so."""
-    usable = usable_qualifications(qualifications, runtime_versions, now)
+    only diagnostic qualifications (always inconclusive) it is unavailable and says so; one a
+    restore quarantined is never offered."""
+    usable = [q for q in usable_qualifications(qualifications, runtime_versions, now)
+              if q["qualification_id"] not in quarantined]
     if not approved:
         reason = "activation needs an approved review first"
     elif state == "revoked":
@@ -137,6 +140,9 @@ def activation_offer(qualifications: list[dict[str, Any]], runtime_versions: Map
     elif usable:
         return {"available": True, "qualifications": [q["qualification_id"] for q in usable],
                 "reason": None}
+    elif state == "quarantined":
+        reason = ("the rule is quarantined after a restore: activation needs a fresh "
+                  "qualification")
     elif all(q.get("qualifier_kind") == "diagnostic" for q in qualifications):
         reason = DIAGNOSTIC_ONLY
     else:
@@ -147,7 +153,10 @@ def activation_offer(qualifications: list[dict[str, Any]], runtime_versions: Map
 
 def rollback_offer(history: list[dict[str, Any]]) -> list[int]:
     """The earlier generations a rollback may be requested to: those that were active, while the
-    rule is not revoked (the lifecycle checks each again when asked)."""
+    rule is not revoked, and not under a qualification a restore quarantined (the lifecycle
+    checks each again when asked)."""
     if not history or history[-1]["state"] == "revoked":
         return []
-    return [g["generation"] for g in history[:-1] if g["state"] == "active"]
+    spent = quarantined_qualifications(history)
+    return [g["generation"] for g in history[:-1] if g["state"] == "active"
+            and g.get("qualification_id") not in spent]
