@@ -89,6 +89,7 @@ def test_a_read_only_endpoint_takes_no_dashboard_action() -> None:
 
 @pytest.mark.parametrize("figure, receipts, state", [
     ({"total": None, "known_subtotal": None, "unknown": 0}, 0, "missing"),
+    ({"total": None, "known_subtotal": None, "unknown": 2}, 2, "missing"),
     ({"total": None, "known_subtotal": 3100, "unknown": 1}, 2, "partial"),
     ({"total": "overflow", "known_subtotal": "overflow", "unknown": 0}, 2, "overflow"),
     ({"total": None, "known_subtotal": "overflow", "unknown": 1}, 3, "overflow"),

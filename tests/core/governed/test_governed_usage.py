@@ -63,3 +63,11 @@ def test_a_malformed_usage_report_is_refused(world: World, bad: dict[str, object
     with pytest.raises(Refusal) as caught:
         UsageLedger(world.feedback).record_usage(world.owner, world.scope, bad)
     assert caught.value.code == "bad_usage"
+
+
+def test_a_known_subtotal_of_nothing_known_is_null_not_zero() -> None:
+    from revetly_core.governed.usage import known_subtotal
+
+    assert known_subtotal([None, None]) is None
+    assert known_subtotal([None, 5, 7]) == 12
+    assert known_subtotal([]) is None

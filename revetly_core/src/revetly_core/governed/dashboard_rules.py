@@ -92,7 +92,7 @@ def require_writable(read_only: bool, action: DashboardAction) -> None:
 def usage_state(figure: Mapping[str, Any], receipts: int) -> UsageState:
     """How one usage figure reads: missing (nothing captured: null, not zero), partial (a part is
     unknown, so the total is null and the known subtotal stands apart), overflow, or complete."""
-    if receipts == 0:
+    if receipts == 0 or (figure.get("total") is None and figure.get("known_subtotal") is None):
         return "missing"
     if figure.get("total") == "overflow" or figure.get("known_subtotal") == "overflow":
         return "overflow"

@@ -68,6 +68,12 @@ def total(values: Iterable[int | None]) -> int | str | None:
     return "overflow" if result > MAX_FIGURE else result
 
 
+def known_subtotal(values: Iterable[int | None]) -> int | str | None:
+    """The sum of the parts that are known; null when none is (nothing captured is not zero)."""
+    known = [v for v in values if v is not None]
+    return total(known) if known else None
+
+
 def usage_totals(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Per-figure totals, known subtotals and counts of unknowns over retained usage records."""
     out: dict[str, Any] = {"receipts": len(records), "label": USAGE_LABEL}
@@ -75,7 +81,8 @@ def usage_totals(records: list[dict[str, Any]]) -> dict[str, Any]:
         values = [r["usage"][figure] for r in records]
         known = [v for v in values if v is not None]
         out[figure] = {"total": total(values) if records else None,
-                       "known_subtotal": total(known), "unknown": len(values) - len(known)}
+                       "known_subtotal": known_subtotal(values),
+                       "unknown": len(values) - len(known)}
     return out
 
 
@@ -99,7 +106,7 @@ def scheduled_usage(records: Iterable[dict[str, Any]], runs: Iterable[str]) -> d
         values = [r["usage"][figure] for r in kept]
         known = [v for v in values if v is not None]
         out[figure] = {"total": total([*values, *([None] * len(missing))]) if run_ids else None,
-                       "known_subtotal": total(known) if kept else None,
+                       "known_subtotal": known_subtotal(values),
                        "unknown": len(values) - len(known) + len(missing)}
     return out
 
