@@ -16,7 +16,7 @@ def test_the_dashboard_example_runs_end_to_end(tmp_path: Path) -> None:
     summary = json.loads(done.stdout)
     assert summary["counts"] == {"scheduled": 3, "observed": 2, "missing": 1, "succeeded": 1,
                                  "failed": 1}
-    assert summary["usage_states"]["usd_micros"] == "partial"
+    assert summary["usage_states"]["usd_micros"] == "missing"  # its one record left it unknown
     assert summary["usage_states"]["input_tokens"] == "complete"
     assert summary["proposal"] == {"status": "pending_review", "review_open": True}
     assert summary["viewer_sees_proposals"] is False and summary["viewer_approval"] == "not-owner"
