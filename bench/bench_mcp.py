@@ -14,7 +14,8 @@ of a shared machine weighs on both sides of each ratio alike:
 - round trips of get_artifact (200 ids) and search_context (50 queries), one call at a time after
   warm-up, each call made three ways in a row: the core call in this process (Surface.call, what
   the server's tool body runs), the SDK client over stdio, and a plain JSON-RPC line client on
-  the pipes (the server's and the pipe's share, without the client library's validation);
+  the pipes (the server's and the pipe's share, without the client library's validation), and
+  that server's context switches per call (every thread's, from /proc);
 - memory: a fresh server, --calls mixed calls through the SDK client (45% get_artifact, 40%
   search_context, 10% list_backlog, 5% context_health), its VmRSS after the first 100 calls,
   every 1,000, and at the end.
@@ -139,6 +140,18 @@ def rss_of(pid: int) -> float:
     raise RuntimeError("no VmRSS")
 
 
+def context_switches(pid: int) -> int:
+    """Voluntary and involuntary context switches of every thread of one process so far: each
+    is a wake-up, which waits for a core on a loaded machine (decisions/0038)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            for line in (task / "status").read_text().splitlines():
+                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                    total += int(line.split()[1])
+    return total
+
+
 def child_pids() -> set[int]:
     """This process's children (the SDK client spawns the server and keeps its pid to itself)."""
     out: set[int] = set()
@@ -244,6 +257,7 @@ async def measure_round_trips(inst: Path, ids: list[str], queries: list[str]) ->
                 sdk: list[float] = []
                 line: list[float] = []
                 mismatched = 0
+                switches = context_switches(raw.proc.pid)
                 for i, v in enumerate(values):
                     if i % 2:  # every other call the core call goes last, so order weighs evenly
                         result, answer = await over_stdio(session, raw, name, {key: v}, sdk, line)
@@ -255,7 +269,9 @@ async def measure_round_trips(inst: Path, ids: list[str], queries: list[str]) ->
                     mismatched += (served(result.structured_content or {}) != served(expected)
                                    or served(structured(answer)) != served(expected))
                 out[name] = {"sdk_client": side_by_side(core, sdk),
-                             "line_client": side_by_side(core, line), "mismatched": mismatched}
+                             "line_client": side_by_side(core, line), "mismatched": mismatched,
+                             "line_server_switches_per_call": round(
+                                 (context_switches(raw.proc.pid) - switches) / len(values), 1)}
     finally:
         raw.close()
     out["load_1min_after"] = bench_reads.load_avg()
@@ -300,7 +316,8 @@ async def bench_async(inst: Path, ids: list[str], queries: list[str],
         print(f"  {name}: core p50 {r['sdk_client']['core']['p50_ms']} ms, sdk client "
               f"{r['sdk_client']['over_stdio']['p50_ms']} ms (+{r['sdk_client']['overhead_p50_ms']}), "
               f"line client {r['line_client']['over_stdio']['p50_ms']} ms "
-              f"(+{r['line_client']['overhead_p50_ms']})", flush=True)
+              f"(+{r['line_client']['overhead_p50_ms']}), line server "
+              f"{r['line_server_switches_per_call']} context switches per call", flush=True)
     out["memory"] = (await measure_memory(inst, ids, queries, args.calls)) if args.calls else None
     return out
 

@@ -10,17 +10,28 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import importlib
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from revetly_core.embedding.settings import EmbeddingSection
 from revetly_core.ids import DEFAULT_FAMILIES
-from revetly_core.llm.settings import LlmSection
 from revetly_core.model import DEFAULT_PARENTS
 from revetly_core.refusal import Refusal
+
+if TYPE_CHECKING:
+    from revetly_core.config_sources import AdrConnector as AdrConnector
+    from revetly_core.config_sources import AzureDevOpsConnector as AzureDevOpsConnector
+    from revetly_core.config_sources import BacklogMdConnector as BacklogMdConnector
+    from revetly_core.config_sources import CommitsConnector as CommitsConnector
+    from revetly_core.config_sources import GitHubConnector as GitHubConnector
+    from revetly_core.config_sources import GitHubProjectsV2 as GitHubProjectsV2
+    from revetly_core.config_sources import SourceRepoSettings as SourceRepoSettings
+    from revetly_core.config_sources import TodoistConnector as TodoistConnector
+    from revetly_core.embedding.settings import EmbeddingSection
+    from revetly_core.llm.settings import LlmSection
 
 CONFIG_FILE = "revetly.toml"
 MAX_CONFIG_BYTES = 1_048_576
@@ -38,12 +49,6 @@ DEFAULT_BACKLOG_MD_STATUSES: dict[str, str] = {
 """Backlog.md status -> Revetly work item status, before a source's own `statuses` table."""
 
 WorkItemType = Literal["epic", "feature", "story", "task", "bug"]
-
-
-def _date(value: dt.date | str | None) -> dt.date | None:
-    if value is None or isinstance(value, dt.date):
-        return value
-    return dt.date.fromisoformat(value)
 
 
 @dataclass(frozen=True)
@@ -65,191 +70,6 @@ class RepositoryConnector:
     max_file_bytes: int = 1_000_000
 
 
-@dataclass(frozen=True)
-class CommitsConnector:
-    name: str
-    path: str
-    since: dt.date | None = None
-    project: str | None = None
-
-    def __post_init__(self) -> None:
-        """`since` given as ISO text (as a caller or the cache writes it) is held as a date."""
-        object.__setattr__(self, "since", _date(self.since))
-
-
-@dataclass(frozen=True)
-class SourceRepoSettings:
-    """What every source read from another git repository declares: a name and a path."""
-
-    name: str
-    path: str
-    folder: str | None = None
-    """The folder inside the repository (found by convention when unset)."""
-    project: str | None = None
-
-    def prefixes(self) -> dict[str, str]:
-        """Setting name -> the id family it declares (checked against [ids.families])."""
-        return {}
-
-
-@dataclass(frozen=True)
-class BacklogMdConnector(SourceRepoSettings):
-    """A Backlog.md project folder inside a git repository, read in place."""
-
-    task_prefix: str = "TASK"
-    draft_prefix: str = "DRAFT"
-    decision_prefix: str = "DECISION"
-    doc_prefix: str = "DOC"
-    milestone_prefix: str = "M"
-    aliases: list[str] = field(default_factory=list)
-    """Other words commit messages and prose use for the task prefix (``TASK`` for ``BACK``)."""
-    legacy_families: list[str] = field(default_factory=list)
-    """Declared families a task file name may carry after the task prefix: with ``EPIC``,
-    ``task-epic-11.2 - Title.md`` reads as EPIC-11.2 (old notes kept without frontmatter)."""
-    task_type: WorkItemType = "task"
-    milestone_type: WorkItemType = "epic"
-    statuses: dict[str, str] = field(default_factory=dict)
-    """Backlog.md status -> Revetly status, over the defaults (To Do, In Progress, Done)."""
-    max_file_bytes: int = 1_000_000
-    write_back: bool = False
-    """Write approved drafts and status flips back into the project, in its own format
-    (revetly_core/writeback/backlog_md.py); off, the project is only read."""
-
-    def prefixes(self) -> dict[str, str]:
-        return {"task_prefix": self.task_prefix, "draft_prefix": self.draft_prefix,
-                "decision_prefix": self.decision_prefix, "doc_prefix": self.doc_prefix,
-                "milestone_prefix": self.milestone_prefix}
-
-    def status_table(self) -> dict[str, str]:
-        """The declared status table: defaults, then this source's own entries, case-folded."""
-        table = {k.casefold(): v for k, v in DEFAULT_BACKLOG_MD_STATUSES.items()}
-        table.update({k.casefold(): v for k, v in self.statuses.items()})
-        return table
-
-
-@dataclass(frozen=True)
-class AdrConnector(SourceRepoSettings):
-    """An architecture-decision folder (MADR or adr-tools) inside a git repository."""
-
-    prefix: str = "ADR"
-    max_file_bytes: int = 1_000_000
-
-    def prefixes(self) -> dict[str, str]:
-        return {"prefix": self.prefix}
-
-
-# -- [[connectors.github]] (issue 17, the read side) -----------------------------------------
-
-@dataclass(frozen=True)
-class GitHubProjectsV2:
-    """One GitHub Project (v2) whose single-select values ride on the repository's issues
-    (``[connectors.github.projects_v2]``, docs/sources.md#github-projects)."""
-
-    owner: str
-    """The organization or user login that owns the project."""
-    number: int
-    """The project's number (``…/projects/<number>`` in its URL)."""
-    status_field: str = "Status"
-    """The single-select field whose value sets an item's status."""
-    statuses: dict[str, str] = field(default_factory=dict)
-    """That field's option names -> our statuses (draft, ready, in-progress, done, parked,
-    discarded); an option left out is kept in metadata and named by ``check``."""
-
-
-@dataclass(frozen=True)
-class GitHubConnector:
-    """A GitHub repository's issues, read over the REST API (docs/sources.md)."""
-
-    name: str
-    repo: str
-    """``owner/name``."""
-    prefix: str
-    """The id family of its items (``GH`` reads issue 12 as ``GH-12``)."""
-    api_url: str = "https://api.github.com"
-    token_env: str | None = None
-    """The environment variable holding the token (unset: anonymous)."""
-    token_file: str | None = None
-    """A credential file holding the token (absolute or ~ path, mode 0600): instead of
-    ``token_env``, never beside it."""
-    project: str | None = None
-    types: dict[str, list[str]] = field(default_factory=dict)
-    """Artifact type -> the labels or GitHub issue-type names that make an item that type."""
-    in_progress_label: str = "in-progress"
-    max_wait_seconds: int = 60
-    """The longest one rate-limit wait; a longer one ends the read partial."""
-    retries: int = 3
-    max_response_bytes: int = 20_000_000
-    max_body_bytes: int = 1_000_000
-    projects_v2: GitHubProjectsV2 | None = None
-    """The GitHub Project (v2) read beside the issues (unset: issues only)."""
-
-    def prefixes(self) -> dict[str, str]:
-        return {"prefix": self.prefix}
-
-
-# -- [[connectors.azure-devops]] (issue 17, the Azure DevOps source) --------------------------
-
-@dataclass(frozen=True)
-class AzureDevOpsConnector:
-    """An Azure DevOps project's work items, read over the REST API (docs/sources.md)."""
-
-    name: str
-    organization: str
-    project: str
-    """The Azure DevOps project (not a Revetly project: that is ``revetly_project``)."""
-    prefix: str
-    """The id family of its items (``ADO`` reads work item 12 as ``ADO-12``)."""
-    api_url: str = "https://dev.azure.com"
-    token_env: str | None = None
-    """The environment variable holding the personal access token (unset: anonymous)."""
-    token_file: str | None = None
-    """A credential file holding the token (absolute or ~ path, mode 0600): instead of
-    ``token_env``, never beside it."""
-    area: str | None = None
-    """An area path: only work items under it are read."""
-    revetly_project: str | None = None
-    types: dict[str, list[str]] = field(default_factory=dict)
-    """Artifact type -> the work item type names that make an item that type."""
-    max_wait_seconds: int = 60
-    """The longest one rate-limit wait; a longer one ends the read partial."""
-    retries: int = 3
-    max_response_bytes: int = 20_000_000
-    max_body_bytes: int = 1_000_000
-
-    def prefixes(self) -> dict[str, str]:
-        return {"prefix": self.prefix}
-
-
-# -- [[connectors.todoist]] (issue 17, the Todoist source) ------------------------------------
-
-@dataclass(frozen=True)
-class TodoistConnector:
-    """One Todoist project's tasks, read over Todoist's API v1 (docs/sources.md)."""
-
-    name: str
-    project: str
-    """The Todoist project: its id, or its name (case-folded)."""
-    prefix: str
-    """The id family of its tasks (``TD`` numbers them ``TD-1``, ``TD-2``, ... as first read)."""
-    api_url: str = "https://api.todoist.com/api/v1"
-    token_env: str | None = None
-    """The environment variable holding the token (Todoist has no anonymous reads)."""
-    token_file: str | None = None
-    """A credential file holding the token (absolute or ~ path, mode 0600): instead of
-    ``token_env``, never beside it."""
-    revetly_project: str | None = None
-    """The Revetly project its tasks belong to (unset: the instance's default project)."""
-    types: dict[str, list[str]] = field(default_factory=dict)
-    """Artifact type -> the labels that make a task that type (Todoist has no native types)."""
-    completed_days: int = 365
-    """How far back the first pass reads completed tasks (the completed endpoint's window)."""
-    max_wait_seconds: int = 60
-    retries: int = 3
-    max_response_bytes: int = 20_000_000
-    max_body_bytes: int = 1_000_000
-
-    def prefixes(self) -> dict[str, str]:
-        return {"prefix": self.prefix}
 
 
 @dataclass(frozen=True)
@@ -424,42 +244,69 @@ Config.model_fields = {f.name: f for f in dataclasses.fields(Config)}
 
 # -- the validated values into the dataclasses, and back ------------------------------------------
 
-_NESTED: dict[type, dict[str, tuple[str, type]]] = {
-    Config: {"instance": ("one", InstanceSection), "projects": ("map", ProjectConfig),
-             "connectors": ("one", ConnectorsSection), "ids": ("one", IdsSection),
-             "backlog": ("one", BacklogSection), "extraction": ("one", ExtractionSection),
-             "read": ("one", ReadSection), "index": ("one", IndexSection),
-             "auth": ("one", AuthSection), "served": ("one", ServedSection),
-             "backend": ("one", BackendSection), "embedding": ("one", EmbeddingSection),
-             "llm": ("one", LlmSection)},
-    ConnectorsSection: {"repository": ("one", RepositoryConnector),
-                        "commits": ("list", CommitsConnector),
-                        "backlog_md": ("list", BacklogMdConnector), "adr": ("list", AdrConnector),
-                        "github": ("list", GitHubConnector),
-                        "azure_devops": ("list", AzureDevOpsConnector),
-                        "todoist": ("list", TodoistConnector)},
-    AuthSection: {"grants": ("one", GrantsSection)},
-    GitHubConnector: {"projects_v2": ("one", GitHubProjectsV2)},
+_NESTED: dict[str, dict[str, tuple[str, str]]] = {
+    "Config": {"instance": ("one", "InstanceSection"), "projects": ("map", "ProjectConfig"),
+               "connectors": ("one", "ConnectorsSection"), "ids": ("one", "IdsSection"),
+               "backlog": ("one", "BacklogSection"), "extraction": ("one", "ExtractionSection"),
+               "read": ("one", "ReadSection"), "index": ("one", "IndexSection"),
+               "auth": ("one", "AuthSection"), "served": ("one", "ServedSection"),
+               "backend": ("one", "BackendSection"), "embedding": ("one", "EmbeddingSection"),
+               "llm": ("one", "LlmSection")},
+    "ConnectorsSection": {"repository": ("one", "RepositoryConnector"),
+                          "commits": ("list", "CommitsConnector"),
+                          "backlog_md": ("list", "BacklogMdConnector"),
+                          "adr": ("list", "AdrConnector"), "github": ("list", "GitHubConnector"),
+                          "azure_devops": ("list", "AzureDevOpsConnector"),
+                          "todoist": ("list", "TodoistConnector")},
+    "AuthSection": {"grants": ("one", "GrantsSection")},
+    "GitHubConnector": {"projects_v2": ("one", "GitHubProjectsV2")},
 }
-"""Fields holding other sections: how (one, a list, a name -> section map) and of which class."""
+"""Fields holding other sections: how (one, a list, a name -> section map) and which class, by
+name (`section_class`), so a class defined elsewhere loads only when a value needs it."""
+
+_SECTIONS_ELSEWHERE = {
+    **dict.fromkeys(("AdrConnector", "AzureDevOpsConnector", "BacklogMdConnector",
+                     "CommitsConnector", "GitHubConnector", "GitHubProjectsV2",
+                     "SourceRepoSettings", "TodoistConnector"), "revetly_core.config_sources"),
+    "EmbeddingSection": "revetly_core.embedding.settings",
+    "LlmSection": "revetly_core.llm.settings",
+}
+"""The settings classes this module names but does not define, and the module of each."""
+
+
+def section_class(name: str) -> type[Any]:
+    """A settings class by name: one defined here, or one imported from its own module on first
+    use (a file that declares no source never loads the sources' classes)."""
+    home = _SECTIONS_ELSEWHERE.get(name)
+    found: type[Any] = (getattr(importlib.import_module(home), name) if home is not None
+                        else globals()[name])
+    return found
+
+
+def __getattr__(name: str) -> Any:
+    """`revetly_core.config.GitHubConnector` and the other classes defined elsewhere, loaded
+    when first named (PEP 562)."""
+    if name in _SECTIONS_ELSEWHERE:
+        return section_class(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def build_settings(cls: type[Any], values: dict[str, Any]) -> Any:
     """A settings dataclass from validated values (the schema's dump or the cache's JSON);
     a value that does not fit raises KeyError, TypeError or ValueError."""
-    nested = _NESTED.get(cls, {})
+    nested = _NESTED.get(cls.__name__, {})
     kwargs: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
         value = values[f.name]
-        how, inner = nested.get(f.name, ("value", object))
+        how, inner = nested.get(f.name, ("value", ""))
         if value is None or how == "value":
             kwargs[f.name] = value
         elif how == "one":
-            kwargs[f.name] = build_settings(inner, value)
+            kwargs[f.name] = build_settings(section_class(inner), value)
         elif how == "list":
-            kwargs[f.name] = [build_settings(inner, v) for v in value]
+            kwargs[f.name] = [build_settings(section_class(inner), v) for v in value]
         else:
-            kwargs[f.name] = {k: build_settings(inner, v) for k, v in value.items()}
+            kwargs[f.name] = {k: build_settings(section_class(inner), v) for k, v in value.items()}
     if len(values) != len(kwargs):
         raise KeyError(f"{cls.__name__}: unexpected settings {sorted(set(values) - set(kwargs))}")
     return cls(**kwargs)

@@ -1,10 +1,10 @@
 """The validated-config cache: revetly.toml's settings kept in `.revetly/`, keyed by the file's bytes.
 
 A read reuses the settings only when the sha256 of revetly.toml's bytes and the digest of the
-code that validates and holds them (config.py, config_schema.py) both match what was cached;
-anything else (a changed file, another engine version, a missing, torn or foreign cache file) is
-a miss, and the file is validated again as if there were no cache. Only a file that validated is
-cached, so a bad config is refused exactly as without one (decisions/0025).
+code that validates and holds them (config.py, config_sources.py, config_schema.py) both match
+what was cached; anything else (a changed file, another engine version, a missing, torn or
+foreign cache file) is a miss, and the file is validated again as if there were no cache. Only a
+file that validated is cached, so a bad config is refused exactly as without one (decisions/0025).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ CACHE_FILE = "config-cache.json"
 CACHE_FORMAT = 1
 MAX_CACHE_BYTES = 8 * 1_048_576
 """The longest cache file read; a longer one is a miss."""
-_CODE = ("config.py", "config_schema.py")
+_CODE = ("config.py", "config_sources.py", "config_schema.py")
 _code_digest: str | None = None
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from revetly_core.config import Config, load_config
-from revetly_core.connectors.base import Progress, no_progress
 from revetly_core.instance.layout import InstancePaths, locate_instance
+from revetly_core.progress import Progress, no_progress
 from revetly_core.store.db import Store
 from revetly_core.store.graph import GraphCache
 from revetly_core.store.kept import KeptReaders

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any, BinaryIO
 
@@ -76,6 +77,107 @@ def read_frame(stream: BinaryIO, max_frame: int) -> bytes | str:
         chunk = stream.readline(_DRAIN_CHUNK)
         if not chunk or chunk.endswith(b"\n"):
             return OVERSIZE
+
+
+class FrameSplitter:
+    """Cuts the bytes read from a pipe into the frames `read_frame` would read from the same
+    bytes: each line of at most max_frame bytes (newline and trailing CRs stripped), OVERSIZE
+    for a longer one once its newline came, and at the end the last line without a newline.
+    It holds at most max_frame bytes and one chunk: a longer line is dropped as it arrives."""
+
+    def __init__(self, max_frame: int) -> None:
+        self.max_frame = max_frame
+        self._buffer = bytearray()
+        self._discarding = False
+
+    def feed(self, data: bytes) -> list[bytes | str]:
+        """The frames these bytes complete, in order."""
+        frames: list[bytes | str] = []
+        self._buffer += data
+        while True:
+            newline = self._buffer.find(b"\n")
+            if newline < 0:
+                if self._discarding or len(self._buffer) > self.max_frame:
+                    self._buffer.clear()
+                    self._discarding = True
+                return frames
+            if self._discarding or newline > self.max_frame:
+                frames.append(OVERSIZE)
+            else:
+                frames.append(bytes(self._buffer[:newline]).rstrip(b"\r"))
+            del self._buffer[:newline + 1]
+            self._discarding = False
+
+    def held(self) -> int:
+        """How many bytes of an unfinished line it holds."""
+        return len(self._buffer)
+
+    def end(self) -> list[bytes | str]:
+        """What the end of input leaves: a last line without newline (OVERSIZE when it was too
+        long), then END."""
+        last: list[bytes | str] = [OVERSIZE] if self._discarding else (
+            [bytes(self._buffer)] if self._buffer else [])
+        self._buffer.clear()
+        self._discarding = False
+        return [*last, END]
+
+
+def is_pipe(stream: BinaryIO) -> bool:
+    """Whether a stream is a pipe's end, which the event loop can wait on without a thread."""
+    try:
+        return stat.S_ISFIFO(os.fstat(stream.fileno()).st_mode)
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+@contextmanager
+def nonblocking(fds: list[int]) -> Iterator[None]:
+    """The pipe ends read and written without blocking while served, as they were after."""
+    before = [(fd, os.get_blocking(fd)) for fd in fds]
+    try:
+        for fd, _ in before:
+            os.set_blocking(fd, False)
+        yield
+    finally:
+        for fd, blocking in before:
+            with suppress(OSError):
+                os.set_blocking(fd, blocking)
+
+
+async def pipe_frames(fd: int, max_frame: int) -> AsyncIterator[bytes | str]:
+    """The frames of a non-blocking pipe up to its end, read on the event loop (no thread hop
+    per line)."""
+    splitter = FrameSplitter(max_frame)
+    while True:
+        try:
+            data = os.read(fd, _DRAIN_CHUNK)
+        except BlockingIOError:
+            await anyio.wait_readable(fd)
+            continue
+        for frame in splitter.feed(data) if data else splitter.end():
+            if frame == END:
+                return
+            yield frame
+
+
+async def write_pipe(fd: int, data: bytes) -> None:
+    """Write all of data to a non-blocking pipe, waiting on the event loop while it is full."""
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:
+            await anyio.wait_writable(fd)
+
+
+async def thread_frames(stream: BinaryIO, max_frame: int) -> AsyncIterator[bytes | str]:
+    """The frames of any other stream up to its end, each read in a worker thread."""
+    while True:
+        frame = await anyio.to_thread.run_sync(read_frame, stream, max_frame,
+                                               abandon_on_cancel=True)
+        if frame == END:
+            return
+        yield frame
 
 
 def screen_frame(frame: bytes, id_rule: IdRule) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
@@ -161,6 +263,9 @@ async def _serve(
     out_send, out_recv = anyio.create_memory_object_stream(0)
     write_lock = anyio.Lock()
 
+    pipe_in = stdin.fileno() if is_pipe(stdin) else None
+    pipe_out = stdout.fileno() if is_pipe(stdout) else None
+
     def write_blocking(data: bytes) -> None:
         stdout.write(data)
         stdout.flush()
@@ -169,21 +274,21 @@ async def _serve(
         async with write_lock:
             # a host that went away is noticed by the reader at end of input
             with suppress(BrokenPipeError, ValueError, OSError):
-                await anyio.to_thread.run_sync(write_blocking, data)
+                if pipe_out is not None:
+                    await write_pipe(pipe_out, data)
+                else:
+                    await anyio.to_thread.run_sync(write_blocking, data)
 
     async def reader() -> None:
+        frames = (pipe_frames(pipe_in, max_frame) if pipe_in is not None
+                  else thread_frames(stdin, max_frame))
         async with in_send:
-            while True:
-                frame = await anyio.to_thread.run_sync(
-                    read_frame, stdin, max_frame, abandon_on_cancel=True
-                )
+            async for frame in frames:
                 if frame == OVERSIZE:
                     await write(_dump_line(error_response(
                         INVALID_REQUEST, f"Invalid Request: the line exceeds {max_frame} bytes"
                     )))
                     continue
-                if frame == END:
-                    return
                 assert isinstance(frame, bytes)
                 if not frame.strip():
                     continue
@@ -216,9 +321,10 @@ async def _serve(
                 text = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
                 await write(text.encode("utf-8") + b"\n")
 
-    async with anyio.create_task_group() as group:
-        group.start_soon(writer)
-        group.start_soon(reader)
-        async with out_send:
-            await lowlevel_server.run(in_recv, out_send, initialization_options)
-        group.cancel_scope.cancel()
+    with nonblocking([fd for fd in (pipe_in, pipe_out) if fd is not None]):
+        async with anyio.create_task_group() as group:
+            group.start_soon(writer)
+            group.start_soon(reader)
+            async with out_send:
+                await lowlevel_server.run(in_recv, out_send, initialization_options)
+            group.cancel_scope.cancel()

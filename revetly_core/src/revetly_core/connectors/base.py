@@ -7,16 +7,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from revetly_core.model import Artifact, HistoryEntry
+from revetly_core.progress import Progress as Progress
+from revetly_core.progress import no_progress as no_progress
 
 if TYPE_CHECKING:
     from revetly_core.answers.maintenance import CheckProblem
-
-Progress = Callable[[str, int, int], None]
-"""progress(phase, done, total): how far a long read has got."""
-
-
-def no_progress(phase: str, done: int, total: int) -> None:
-    """The default progress sink: says nothing."""
 
 
 @dataclass(frozen=True)
