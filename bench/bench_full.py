@@ -77,9 +77,13 @@ def embedding_config(base: str) -> str:
             f'model = "fake-embedder"\ntoken_env = "FAKE_LLM_TOKEN"\n')
 
 
-def full_config(base: str) -> str:
+def llm_config(base: str) -> str:
     return (f'\n[llm]\nprovider = "openai-compatible"\napi_url = "{base}/v1"\n'
-            f'model = "fake-extractor"\ntoken_env = "FAKE_LLM_TOKEN"\n' + embedding_config(base))
+            f'model = "fake-extractor"\ntoken_env = "FAKE_LLM_TOKEN"\n')
+
+
+def full_config(base: str) -> str:
+    return llm_config(base) + embedding_config(base)
 
 
 def start_fake() -> tuple[subprocess.Popen[bytes], str]:
@@ -121,6 +125,29 @@ def paired(seconds: dict[str, list[float]], read: str) -> dict[str, Any]:
             "full_minus_semantic_p50_ms": delta(near, full)}
 
 
+def instance_ids(inst: Path) -> list[str]:
+    """Every artifact id of an instance, sorted."""
+    from revetly_core import Engine
+
+    with Engine.open(inst)._store() as store:
+        return sorted(store.all_ids())
+
+
+def read_latencies(insts: dict[str, Path], queries: list[str], ids: list[str],
+                   tmp: Path) -> dict[str, Any]:
+    """search_context over the queries and get_artifact over the ids, asked of the lite,
+    semantic and full engines in one fresh process (CHILD_READS), each read paired by mode."""
+    (tmp / "queries.json").write_text(json.dumps(queries))
+    (tmp / "ids.json").write_text(json.dumps(ids))
+    env = {**os.environ, "FAKE_LLM_TOKEN": TOKEN}
+    out = subprocess.run([sys.executable, "-c", CHILD_READS, str(insts["lite"]),
+                          str(insts["semantic"]), str(insts["full"]), str(tmp / "queries.json"),
+                          str(tmp / "ids.json")], check=True,
+                         capture_output=True, text=True, env=env).stdout
+    seconds = json.loads(out.strip().splitlines()[-1])
+    return {"search_context": paired(seconds, "search"), "get_artifact": paired(seconds, "artifact")}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -152,21 +179,8 @@ def main(argv: list[str] | None = None) -> int:
                         "model_calls": round(inferred.get("model_calls", 0) / episodes * 1000),
                         "prompt_tokens": round(inferred.get("prompt_tokens", 0)
                                                / episodes * 1000)}}
-                queries = Path(tmp) / "queries.json"
-                queries.write_text(json.dumps(bench_reads.load_queries(gen, QUERIES)))
-                ids = Path(tmp) / "ids.json"
-                from revetly_core import Engine
-
-                with Engine.open(insts["lite"])._store() as store:
-                    ids.write_text(json.dumps(sorted(store.all_ids())[:QUERIES]))
-                env = {**os.environ, "FAKE_LLM_TOKEN": TOKEN}
-                out = subprocess.run([sys.executable, "-c", CHILD_READS, str(insts["lite"]),
-                                      str(insts["semantic"]), str(insts["full"]), str(queries),
-                                      str(ids)], check=True,
-                                     capture_output=True, text=True, env=env).stdout
-                seconds = json.loads(out.strip().splitlines()[-1])
-                report["search_context"] = paired(seconds, "search")
-                report["get_artifact"] = paired(seconds, "artifact")
+                report.update(read_latencies(insts, bench_reads.load_queries(gen, QUERIES),
+                                             instance_ids(insts["lite"])[:QUERIES], Path(tmp)))
             report["load_after"] = os.getloadavg()[0]
             print(f"[{size}] {json.dumps(report)}", flush=True)
             (args.results_dir / f"full-{size}.json").write_text(json.dumps(report, indent=1)

@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -48,11 +47,6 @@ KINDS = {"decision": 1, "constraint": 2, "assumption": 3}
 """The entity types the engine declares, as the fake numbers them."""
 TYPE_NAMES = {1: "Decision", 2: "Constraint", 3: "Assumption"}
 WRITE_BATCH = 500
-
-
-def llm_config(base: str) -> str:
-    return (f'\n[llm]\nprovider = "openai-compatible"\napi_url = "{base}/v1"\n'
-            f'model = "fake-extractor"\ntoken_env = "FAKE_LLM_TOKEN"\n')
 
 
 def synthetic_extraction(inst: Path, model: str) -> int:
@@ -148,28 +142,17 @@ def main(argv: list[str] | None = None) -> int:
                 insts["full"] = Path(tmp) / "full"
                 shutil.copytree(insts["semantic"], insts["full"])
                 toml = insts["full"] / "revetly.toml"
-                toml.write_text(toml.read_text(encoding="utf-8") + llm_config(base),
+                toml.write_text(toml.read_text(encoding="utf-8") + bench_full.llm_config(base),
                                 encoding="utf-8")
                 t = time.perf_counter()
                 report["episodes"] = synthetic_extraction(insts["full"], "fake-extractor")
                 report["fill_s"] = round(time.perf_counter() - t, 1)
                 report["full_answers"] = full_answers(insts["full"], gen)
-                queries = Path(tmp) / "queries.json"
-                queries.write_text(json.dumps(bench_reads.load_queries(gen, QUERIES)))
-                ids = Path(tmp) / "ids.json"
-                from revetly_core import Engine
-
-                with Engine.open(insts["lite"])._store() as store:
-                    every = sorted(store.all_ids())
-                ids.write_text(json.dumps(every[:: max(1, len(every) // QUERIES)][:QUERIES]))
+                queries = bench_reads.load_queries(gen, QUERIES)
+                every = bench_full.instance_ids(insts["lite"])
                 report["load_reads"] = os.getloadavg()[0]
-                out = subprocess.run([sys.executable, "-c", bench_full.CHILD_READS,
-                                      str(insts["lite"]), str(insts["semantic"]),
-                                      str(insts["full"]), str(queries), str(ids)], check=True,
-                                     capture_output=True, text=True, env=dict(os.environ)).stdout
-                seconds = json.loads(out.strip().splitlines()[-1])
-                report["search_context"] = bench_full.paired(seconds, "search")
-                report["get_artifact"] = bench_full.paired(seconds, "artifact")
+                report.update(bench_full.read_latencies(
+                    insts, queries, every[:: max(1, len(every) // QUERIES)][:QUERIES], Path(tmp)))
             report["load_after"] = os.getloadavg()[0]
             print(f"[{size}] {json.dumps(report)}", flush=True)
             (args.results_dir / f"full-reads-{size}.json").write_text(

@@ -33,7 +33,6 @@ from revetly_core.auth.dashboard_signin import (
     dashboard_origin_refusal,
     unconfigured_view,
 )
-from revetly_core.auth.review_signin import authorize_url, lacks_scopes
 from revetly_core.config import AuthSection
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -47,7 +46,7 @@ from revetly_mcp.dashboard_html import (
     message_page,
     unconfigured_page,
 )
-from revetly_mcp.issuer_signin import IssuerClient
+from revetly_mcp.issuer_signin import IssuerClient, page_claims, set_session_cookie
 
 if TYPE_CHECKING:
     from revetly_core.governed.dashboard import DashboardIdentity, FeedbackDashboard
@@ -116,8 +115,8 @@ class DashboardPage:
         session = self.signins.session(request.cookies.get(COOKIE_NAME))
         if session is None:
             return None
-        claims = await self.verifier.claims_of(session.token)
-        if claims is None or lacks_scopes(claims, list(self.auth.scopes)):
+        claims = await page_claims(self.verifier, session.token, list(self.auth.scopes))
+        if claims is None:
             return None
         dashboard = self.dashboard
         identity: DashboardIdentity | None = await self.core(lambda: dashboard.identify(claims))
@@ -140,10 +139,9 @@ class DashboardPage:
             except Refusal as refusal:
                 return html(message_page("sign-in unavailable", refusal.detail), 503)
             state, verifier = self.signins.start()
-            return RedirectResponse(authorize_url(
-                authorize, client_id=self.auth.review_client_id,
-                redirect_uri=dashboard_callback_url(self.base), state=state, verifier=verifier,
-                resource=self.issuer.resource, scopes=list(self.auth.scopes)), status_code=303)
+            return RedirectResponse(self.issuer.authorize_url(
+                authorize, state=state, verifier=verifier,
+                redirect_uri=dashboard_callback_url(self.base)), status_code=303)
         session, identity = found
         dashboard = self.dashboard
         view = await self.core(lambda: dashboard.view(identity, read_only=self.read_only))
@@ -153,8 +151,7 @@ class DashboardPage:
 
     async def _token_valid(self, session: DashboardSession) -> bool:
         assert self.verifier is not None
-        claims = await self.verifier.claims_of(session.token)
-        return claims is not None and not lacks_scopes(claims, list(self.auth.scopes))
+        return await page_claims(self.verifier, session.token, list(self.auth.scopes)) is not None
 
     async def callback(self, request: Request) -> Response:
         """The issuer's redirect: redeem the code, verify the token, open the session."""
@@ -165,14 +162,14 @@ class DashboardPage:
         code = request.query_params.get("code")
         token = (await self.issuer.redeem(code, verifier, dashboard_callback_url(self.base))
                  if verifier and code else None)
-        claims = await self.verifier.claims_of(token) if token else None
-        if token is None or claims is None or lacks_scopes(claims, list(self.auth.scopes)):
+        claims = await page_claims(self.verifier, token, list(self.auth.scopes))
+        if token is None or claims is None:
             return html(message_page("sign-in failed", "the issuer did not sign you in with a "
                                      "token for this endpoint"), 403)
         sid = self.signins.open(token, claims)
         response = RedirectResponse(f"{self.base}{DASHBOARD_PATH}", status_code=303)
-        response.set_cookie(COOKIE_NAME, sid, max_age=int(SESSION_TTL), path=DASHBOARD_PATH,
-                            httponly=True, samesite="lax", secure=self._secure)
+        set_session_cookie(response, COOKIE_NAME, sid, max_age=SESSION_TTL, path=DASHBOARD_PATH,
+                           secure=self._secure)
         return response
 
     async def act(self, request: Request) -> Response:

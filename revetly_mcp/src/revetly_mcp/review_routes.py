@@ -36,10 +36,8 @@ from revetly_core.auth.review_signin import (
     COOKIE_NAME,
     SESSION_TTL,
     SignIns,
-    authorize_url,
     callback_url,
     decision_origin_refusal,
-    lacks_scopes,
 )
 from revetly_core.auth.served_surface import Caller, ServedSurface
 from revetly_core.config import AuthSection
@@ -49,7 +47,7 @@ from starlette.routing import Route
 
 from revetly_core import Refusal
 from revetly_mcp.auth import HTTP_TIMEOUT, JwtVerifier
-from revetly_mcp.issuer_signin import IssuerClient
+from revetly_mcp.issuer_signin import IssuerClient, page_claims, set_session_cookie
 from revetly_mcp.review_html import outcome_page, review_page, signin_failed_page
 
 log = logging.getLogger("revetly.review")
@@ -113,17 +111,17 @@ class ReviewPage:
         if self.links.live(review_id, nonce) is None or nonce is None:
             return not_found()
         session = self.signins.session(request.cookies.get(COOKIE_NAME), review_id, nonce)
-        claims = await self.verifier.claims_of(session.token) if session is not None else None
-        if session is None or claims is None or lacks_scopes(claims, list(self.auth.scopes)):
+        claims = await page_claims(self.verifier, session.token if session is not None else None,
+                                   list(self.auth.scopes))
+        if session is None or claims is None:
             try:
                 authorize, _ = await self.endpoints()
             except Refusal as refusal:
                 return refused(refusal, 503)
             state, pending = self.signins.start(review_id, nonce)
-            return RedirectResponse(authorize_url(
-                authorize, client_id=self.auth.review_client_id,
-                redirect_uri=callback_url(self.base), state=state, verifier=pending.verifier,
-                resource=self.resource, scopes=list(self.auth.scopes)), status_code=303)
+            return RedirectResponse(self.issuer.authorize_url(
+                authorize, state=state, verifier=pending.verifier,
+                redirect_uri=callback_url(self.base)), status_code=303)
         view = await self.core(lambda: page_view(self.surface, Caller(claims), review_id))
         if view.get("refusal", {}).get("code") == "outside-grant":
             return HTMLResponse(outcome_page(view), status_code=403)
@@ -144,14 +142,14 @@ class ReviewPage:
             return not_found()
         code = request.query_params.get("code")
         token = await self.redeem(code, pending.verifier) if code else None
-        claims = await self.verifier.claims_of(token) if token else None
-        if token is None or claims is None or lacks_scopes(claims, list(self.auth.scopes)):
+        claims = await page_claims(self.verifier, token, list(self.auth.scopes))
+        if token is None or claims is None:
             return HTMLResponse(signin_failed_page(
                 "the issuer did not sign you in with a token for this endpoint"), status_code=403)
         sid = self.signins.open(pending, token, claims)
         response = RedirectResponse(review_link_url(self.base, link), status_code=303)
-        response.set_cookie(COOKIE_NAME, sid, max_age=int(SESSION_TTL), path=REVIEW_PATH,
-                            httponly=True, samesite="lax", secure=self._secure)
+        set_session_cookie(response, COOKIE_NAME, sid, max_age=SESSION_TTL, path=REVIEW_PATH,
+                           secure=self._secure)
         return response
 
     async def decide(self, request: Request) -> Response:

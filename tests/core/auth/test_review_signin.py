@@ -15,6 +15,7 @@ from revetly_core.auth.review_signin import (
     authorize_url,
     callback_url,
     decision_origin_refusal,
+    is_own_origin,
     issuer_endpoints,
     lacks_scopes,
     new_pkce_verifier,
@@ -62,6 +63,12 @@ def test_issuer_metadata_without_both_endpoints_is_refused_naming_the_issuer() -
     with pytest.raises(Refusal) as caught:
         issuer_endpoints({"authorization_endpoint": "a"})
     assert caught.value.extra["setting"] == "auth.issuer"
+
+
+def test_own_origin_is_the_bases_scheme_host_and_port_case_and_slash_blind() -> None:
+    base = "https://Revetly.example:8443/team"
+    assert is_own_origin("https://revetly.example:8443/", base)
+    assert not is_own_origin(None, base) and not is_own_origin("https://revetly.example", base)
 
 
 def test_a_decision_is_accepted_only_from_the_pages_own_origin() -> None:

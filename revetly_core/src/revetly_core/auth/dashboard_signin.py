@@ -12,14 +12,14 @@ of it to say so.
 from __future__ import annotations
 
 import secrets
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from revetly_core.auth.review_links import same_secret
-from revetly_core.auth.review_signin import new_pkce_verifier, origin_of
+from revetly_core.auth.review_signin import is_own_origin, new_pkce_verifier, origin_of
+from revetly_core.auth.signin_store import SignInStore
 from revetly_core.refusal import Refusal
 
 DASHBOARD_PATH = "/dashboard"
@@ -50,7 +50,7 @@ def dashboard_callback_url(base: str) -> str:
 def dashboard_origin_refusal(origin: str | None, base: str) -> Refusal | None:
     """A state-changing dashboard request carries the dashboard's own Origin; a missing or other
     one is refused ([served] allowed_origins admits MCP clients, not dashboard forms)."""
-    if origin is not None and origin.rstrip("/").lower() == origin_of(base):
+    if is_own_origin(origin, base):
         return None
     return Refusal("refused", f"a dashboard action is accepted only from the dashboard's own origin "
                    f"({origin_of(base)}), not {origin or 'a request without Origin'}",
@@ -71,65 +71,25 @@ class DashboardSession:
 
     token: str
     claims: dict[str, Any]
-    started_at: float
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
 
 
-class DashboardSignIns:
+class DashboardSignIns(SignInStore[str, DashboardSession]):
     """Started sign-ins (by OAuth state: their PKCE verifier) and signed-in sessions (by cookie)."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
-        self._pending: dict[str, tuple[str, float]] = {}
-        self._sessions: dict[str, DashboardSession] = {}
-        self._lock = threading.Lock()
+        super().__init__(clock, signin_ttl=SIGNIN_TTL, session_ttl=SESSION_TTL,
+                         max_pending=MAX_PENDING)
 
     def start(self) -> tuple[str, str]:
         """A new sign-in: (OAuth state, PKCE verifier)."""
-        state, verifier = secrets.token_urlsafe(24), new_pkce_verifier()
-        with self._lock:
-            self._sweep()
-            while len(self._pending) >= MAX_PENDING:
-                del self._pending[next(iter(self._pending))]
-            self._pending[state] = (verifier, self.clock())
-        return state, verifier
-
-    def finish(self, state: str | None) -> str | None:
-        """The PKCE verifier of the sign-in a callback's state names, taken once (else None)."""
-        if not state:
-            return None
-        with self._lock:
-            found = self._pending.pop(state, None)
-        if found is None or self.clock() - found[1] > SIGNIN_TTL:
-            return None
-        return found[0]
+        verifier = new_pkce_verifier()
+        return self.hold(verifier), verifier
 
     def open(self, token: str, claims: dict[str, Any]) -> str:
         """A signed-in session; returns the cookie value naming it."""
-        sid = secrets.token_urlsafe(32)
-        with self._lock:
-            self._sessions[sid] = DashboardSession(token, claims, self.clock())
-        return sid
+        return self.keep(DashboardSession(token, claims))
 
     def session(self, sid: str | None) -> DashboardSession | None:
         """The live session this cookie names, else None."""
-        if not sid:
-            return None
-        with self._lock:
-            found = self._sessions.get(sid)
-        if found is None or self.clock() - found.started_at > SESSION_TTL:
-            return None
-        return found
-
-    def close(self, sid: str | None) -> None:
-        """Sign out: forget the session."""
-        if sid:
-            with self._lock:
-                self._sessions.pop(sid, None)
-
-    def _sweep(self) -> None:
-        now = self.clock()
-        for key in [k for k, (_, at) in self._pending.items() if now - at > SIGNIN_TTL]:
-            del self._pending[key]
-        for key in [k for k, s in self._sessions.items() if now - s.started_at > SESSION_TTL]:
-            del self._sessions[key]
+        return self.live(sid)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from revetly_core.auth.review_links import REVIEW_PATH, same_secret
+from revetly_core.auth.signin_store import SignInStore
 from revetly_core.refusal import Refusal
 
 CALLBACK_PATH = f"{REVIEW_PATH}/callback"
@@ -100,10 +100,15 @@ def origin_of(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}".lower()
 
 
+def is_own_origin(origin: str | None, base: str) -> bool:
+    """A request's Origin header names the page's own origin (a missing one does not)."""
+    return origin is not None and origin.rstrip("/").lower() == origin_of(base)
+
+
 def decision_origin_refusal(origin: str | None, base: str) -> Refusal | None:
     """A decision POST must carry the page's own Origin: a missing or other one is refused
     (a browser always sends Origin on a form POST, so nothing legitimate lacks it)."""
-    if origin is not None and origin.rstrip("/").lower() == origin_of(base):
+    if is_own_origin(origin, base):
         return None
     return Refusal("refused", f"a review decision is accepted only from the review page's own "
                    f"origin ({origin_of(base)}), not {origin or 'a request without Origin'}",
@@ -117,7 +122,6 @@ class PendingSignIn:
     review_id: str
     nonce: str
     verifier: str
-    started_at: float
 
 
 @dataclass
@@ -130,66 +134,26 @@ class ReviewSession:
     token: str
     claims: dict[str, Any]
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
-    started_at: float = 0.0
 
 
-class SignIns:
+class SignIns(SignInStore[PendingSignIn, ReviewSession]):
     """Started sign-ins (by OAuth state) and signed-in review sessions (by cookie value)."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
-        self._pending: dict[str, PendingSignIn] = {}
-        self._sessions: dict[str, ReviewSession] = {}
-        self._lock = threading.Lock()
+        super().__init__(clock, signin_ttl=SIGNIN_TTL, session_ttl=SESSION_TTL)
 
     def start(self, review_id: str, nonce: str) -> tuple[str, PendingSignIn]:
         """A new sign-in for a live link: (OAuth state, its record)."""
-        state = secrets.token_urlsafe(24)
-        pending = PendingSignIn(review_id, nonce, new_pkce_verifier(), self.clock())
-        with self._lock:
-            self._sweep()
-            self._pending[state] = pending
-        return state, pending
-
-    def finish(self, state: str | None) -> PendingSignIn | None:
-        """The sign-in a callback's state names, taken once (an unknown or stale state: None)."""
-        if not state:
-            return None
-        with self._lock:
-            pending = self._pending.pop(state, None)
-        if pending is None or self.clock() - pending.started_at > SIGNIN_TTL:
-            return None
-        return pending
+        pending = PendingSignIn(review_id, nonce, new_pkce_verifier())
+        return self.hold(pending), pending
 
     def open(self, pending: PendingSignIn, token: str, claims: dict[str, Any]) -> str:
         """A signed-in session for the link the sign-in came from; returns the cookie value."""
-        sid = secrets.token_urlsafe(32)
-        with self._lock:
-            self._sessions[sid] = ReviewSession(pending.review_id, pending.nonce, token, claims,
-                                                started_at=self.clock())
-        return sid
+        return self.keep(ReviewSession(pending.review_id, pending.nonce, token, claims))
 
     def session(self, sid: str | None, review_id: str, nonce: str) -> ReviewSession | None:
         """The signed-in session of this cookie, if it was opened for this very link."""
-        if not sid:
-            return None
-        with self._lock:
-            found = self._sessions.get(sid)
-        if found is None or self.clock() - found.started_at > SESSION_TTL:
-            return None
-        if found.review_id != review_id or not same_secret(nonce, found.nonce):
+        found = self.live(sid)
+        if found is None or found.review_id != review_id or not same_secret(nonce, found.nonce):
             return None
         return found
-
-    def close(self, sid: str | None) -> None:
-        """Forget a signed-in session (its link was spent)."""
-        if sid:
-            with self._lock:
-                self._sessions.pop(sid, None)
-
-    def _sweep(self) -> None:
-        now = self.clock()
-        for key in [k for k, p in self._pending.items() if now - p.started_at > SIGNIN_TTL]:
-            del self._pending[key]
-        for key in [k for k, s in self._sessions.items() if now - s.started_at > SESSION_TTL]:
-            del self._sessions[key]

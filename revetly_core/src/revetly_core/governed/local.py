@@ -9,6 +9,8 @@ No default store is created or opened.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +47,20 @@ def open_services(root: Path | str, vault_id: str, *, clock: Clock | None = None
     provider = SQLiteRagProvider(feedback)
     rag.attach_registered(provider)
     return evidence, feedback, rag, provider
+
+
+@contextmanager
+def owner_services(root: Path | str, vault_id: str, owner_credential_file: Path | str
+                   ) -> Iterator[tuple[str, tuple[EvidenceService, FeedbackService, RagService,
+                                                  SQLiteRagProvider]]]:
+    """The owner credential read from its file, then the home's services, closed after."""
+    owner = read_credential_file(owner_credential_file)
+    evidence, feedback, rag, provider = open_services(root, vault_id)
+    try:
+        yield owner, (evidence, feedback, rag, provider)
+    finally:
+        rag.close()
+        evidence.close()
 
 
 def open_local(root: Path | str, vault_id: str, credential_file: Path | str, agent: str, workspace: str,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from revetly_core.governed.home import require_new_file, write_private_file
-from revetly_core.governed.local import open_services
+from revetly_core.governed.local import owner_services
 from revetly_core.governed.principals import (
     APP_PREFIX,
     check_operations,
@@ -97,9 +97,7 @@ def grant_from_files(root: Path | str, vault_id: str, owner_credential_file: Pat
     A missing application credential file is created with a new credential (0600). Everything
     the grant needs is checked before anything is written: a refused grant issues no credential
     and leaves no credential file."""
-    owner = read_credential_file(owner_credential_file)
-    evidence, _, rag, _ = open_services(root, vault_id)
-    try:
+    with owner_services(root, vault_id, owner_credential_file) as (owner, (evidence, _, _, _)):
         principals = evidence.principals
         principals.require_owner(owner)
         ops = check_operations(operations)
@@ -120,9 +118,6 @@ def grant_from_files(root: Path | str, vault_id: str, owner_credential_file: Pat
             app_path.unlink(missing_ok=True)
             raise
         return {"grant": grant.to_dict(), "credential_issued": True, "app_credential_file": str(app_path)}
-    finally:
-        rag.close()
-        evidence.close()
 
 
 def require_future(expiry: datetime, now: datetime) -> None:
@@ -134,9 +129,7 @@ def require_future(expiry: datetime, now: datetime) -> None:
 def revoke_from_files(root: Path | str, vault_id: str, owner_credential_file: Path | str,
                       grant_id: str | None, app_credential_file: Path | str | None) -> dict[str, Any]:
     """Revoke one grant, or an application credential named by its file."""
-    owner = read_credential_file(owner_credential_file)
-    evidence, _, rag, _ = open_services(root, vault_id)
-    try:
+    with owner_services(root, vault_id, owner_credential_file) as (owner, (evidence, _, _, _)):
         if (grant_id is None) == (app_credential_file is None):
             raise Refusal("bad_revoke", "name exactly one of a grant or an application credential file",
                           "--grant GRANT_ID or --app-credential-file FILE")
@@ -145,20 +138,12 @@ def revoke_from_files(root: Path | str, vault_id: str, owner_credential_file: Pa
         assert app_credential_file is not None
         principal_id = evidence.principals.principal_id_of(read_credential_file(app_credential_file))
         return evidence.principals.revoke_principal(owner, principal_id)
-    finally:
-        rag.close()
-        evidence.close()
 
 
 def list_grants(root: Path | str, vault_id: str, owner_credential_file: Path | str) -> dict[str, Any]:
     """Every grant and its state (owner only)."""
-    owner = read_credential_file(owner_credential_file)
-    evidence, _, rag, _ = open_services(root, vault_id)
-    try:
+    with owner_services(root, vault_id, owner_credential_file) as (owner, (evidence, _, _, _)):
         return {"grants": evidence.principals.grants(owner)}
-    finally:
-        rag.close()
-        evidence.close()
 
 
 def read_hits(path: Path, source: RagSource) -> Iterator[RagHit]:
@@ -191,9 +176,7 @@ def read_hits(path: Path, source: RagSource) -> Iterator[RagHit]:
 def put_documents_file(root: Path | str, vault_id: str, owner_credential_file: Path | str, scope: Scope,
                        source_id: str, collection: str, revision: str, file: Path | str) -> dict[str, Any]:
     """Register a sqlite-vault source (revision included) and import a JSON-lines file in batches."""
-    owner = read_credential_file(owner_credential_file)
-    evidence, _, rag, provider = open_services(root, vault_id)
-    try:
+    with owner_services(root, vault_id, owner_credential_file) as (owner, (_, _, rag, provider)):
         source = provider.source(source_id, scope, collection, revision)
         rag.register(owner, source, provider)
         added = unchanged = 0
@@ -205,21 +188,13 @@ def put_documents_file(root: Path | str, vault_id: str, owner_credential_file: P
                 done = provider.put_documents(owner, source, batch)
                 added, unchanged, batch = added + done["added"], unchanged + done["unchanged"], []
         return {"source": source.to_dict(), "added": added, "unchanged": unchanged}
-    finally:
-        rag.close()
-        evidence.close()
 
 
 def revoke_source_file(root: Path | str, vault_id: str, owner_credential_file: Path | str,
                        source_id: str) -> dict[str, Any]:
     """Withdraw a registered source (owner only)."""
-    owner = read_credential_file(owner_credential_file)
-    evidence, _, rag, _ = open_services(root, vault_id)
-    try:
+    with owner_services(root, vault_id, owner_credential_file) as (owner, (_, _, rag, _)):
         return rag.revoke_source(owner, source_id)
-    finally:
-        rag.close()
-        evidence.close()
 
 
 def parse_versions(pairs: list[str]) -> dict[str, str] | None:
@@ -241,15 +216,10 @@ def freeze_schedule_file(root: Path | str, vault_id: str, owner_credential_file:
                          versions: list[str] | None = None) -> dict[str, Any]:
     """Freeze a schedule's task list (and optional task class and NAME=ID versions) for a scope
     (owner only)."""
-    owner = read_credential_file(owner_credential_file)
-    declared_versions = parse_versions(versions or [])
-    evidence, feedback, rag, _ = open_services(root, vault_id)
-    try:
+    with owner_services(root, vault_id, owner_credential_file) as (owner, (_, feedback, _, _)):
+        declared_versions = parse_versions(versions or [])
         return feedback.freeze_schedule(owner, scope, schedule_id, tasks, task_class=task_class,
                                         versions=declared_versions)
-    finally:
-        rag.close()
-        evidence.close()
 
 
 # ---- restore detection and master-key rotation (owner only, never an MCP tool) ----
@@ -259,13 +229,8 @@ def adopt_preflight_file(root: Path | str, vault_id: str,
     """Read-only: the home's machine binding and the scopes still to reconcile (owner only)."""
     from revetly_core.governed.adoption import preflight
 
-    owner = read_credential_file(owner_credential_file)
-    evidence, _, rag, _ = open_services(root, vault_id)
-    try:
+    with owner_services(root, vault_id, owner_credential_file) as (owner, (evidence, _, _, _)):
         return preflight(evidence, owner)
-    finally:
-        rag.close()
-        evidence.close()
 
 
 def adopt_file(root: Path | str, vault_id: str, owner_credential_file: Path | str, adoption_id: str,
@@ -273,13 +238,8 @@ def adopt_file(root: Path | str, vault_id: str, owner_credential_file: Path | st
     """Adopt the home on this machine under a new event id (owner only; idempotent per id)."""
     from revetly_core.governed.adoption import adopt
 
-    owner = read_credential_file(owner_credential_file)
-    evidence, _, rag, _ = open_services(root, vault_id)
-    try:
+    with owner_services(root, vault_id, owner_credential_file) as (owner, (evidence, _, _, _)):
         return adopt(evidence, owner, adoption_id, confirm=confirm)
-    finally:
-        rag.close()
-        evidence.close()
 
 
 def rotate_master_key_file(root: Path | str, vault_id: str, owner_credential_file: Path | str,

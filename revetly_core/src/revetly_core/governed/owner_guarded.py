@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from revetly_core.governed.dispatcher import GuardedDispatcher
-from revetly_core.governed.local import load_json_file, open_services
-from revetly_core.governed.principals import read_credential_file
+from revetly_core.governed.local import load_json_file, owner_services
 from revetly_core.governed.scope import Scope
 from revetly_core.governed.usage import UsageLedger
 from revetly_core.governed.verification import VerificationService
@@ -30,29 +29,22 @@ def _json_object(path: Path | str) -> dict[str, Any]:
 def reconcile_file(root: Path | str, vault_id: str, owner_credential_file: Path | str, scope: Scope,
                    execution_id: str, verification_id: str, journal_file: Path | str) -> dict[str, Any]:
     """Reconcile one uncertain execution from a retained verification and a journal receipt file."""
-    owner = read_credential_file(owner_credential_file)
-    receipt = _json_object(journal_file)
-    evidence, feedback, rag, _ = open_services(root, vault_id)
-    dispatcher = GuardedDispatcher(feedback)
-    try:
-        return VerificationService(dispatcher).reconcile(owner, scope, execution_id, verification_id, receipt)
-    finally:
-        dispatcher.close()
-        rag.close()
-        evidence.close()
+    with owner_services(root, vault_id, owner_credential_file) as (owner, (_, feedback, _, _)):
+        receipt = _json_object(journal_file)
+        dispatcher = GuardedDispatcher(feedback)
+        try:
+            return VerificationService(dispatcher).reconcile(owner, scope, execution_id,
+                                                             verification_id, receipt)
+        finally:
+            dispatcher.close()
 
 
 def record_usage_file(root: Path | str, vault_id: str, owner_credential_file: Path | str, scope: Scope,
                       usage_file: Path | str) -> dict[str, Any]:
     """Record one provider receipt's usage from a JSON file (owner only; reuse never double-counts)."""
-    owner = read_credential_file(owner_credential_file)
-    report = _json_object(usage_file)
-    evidence, feedback, rag, _ = open_services(root, vault_id)
-    try:
+    with owner_services(root, vault_id, owner_credential_file) as (owner, (_, feedback, _, _)):
+        report = _json_object(usage_file)
         return UsageLedger(feedback).record_usage(owner, scope, report)
-    finally:
-        rag.close()
-        evidence.close()
 
 
 def reconcile_restore_file(root: Path | str, vault_id: str, owner_credential_file: Path | str, scope: Scope,
@@ -61,10 +53,5 @@ def reconcile_restore_file(root: Path | str, vault_id: str, owner_credential_fil
     per restore event id)."""
     from revetly_core.governed.restore import reconcile_after_restore
 
-    owner = read_credential_file(owner_credential_file)
-    evidence, _, rag, _ = open_services(root, vault_id)
-    try:
+    with owner_services(root, vault_id, owner_credential_file) as (owner, (_, _, rag, _)):
         return reconcile_after_restore(rag, owner, scope, restore_id, confirm=confirm)
-    finally:
-        rag.close()
-        evidence.close()

@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from revetly_core.governed.lifecycle import RuleLifecycle
-from revetly_core.governed.local import load_json_file, open_local, open_services
+from revetly_core.governed.local import load_json_file, open_local, owner_services
 from revetly_core.governed.owner import expiry_after_days
-from revetly_core.governed.principals import read_credential_file
 from revetly_core.governed.proposals import ProposalService
 from revetly_core.governed.qualification import DiagnosticQualifier
 from revetly_core.governed.scope import Scope
@@ -67,13 +66,8 @@ def propose_file(root: Path | str, vault_id: str, credential_file: Path | str, s
 def owner_lifecycle(root: Path | str, vault_id: str, owner_credential_file: Path | str,
                     memory: MemoryOptions) -> Iterator[tuple[str, RuleLifecycle]]:
     """The owner credential and a lifecycle over the home and the bound memory, closed after."""
-    owner = read_credential_file(owner_credential_file)
-    evidence, feedback, rag, _ = open_services(root, vault_id)
-    try:
+    with owner_services(root, vault_id, owner_credential_file) as (owner, (_, feedback, _, _)):
         yield owner, RuleLifecycle(bound_proposals(feedback, memory))
-    finally:
-        rag.close()
-        evidence.close()
 
 
 OwnerCall = Callable[[str, RuleLifecycle], dict[str, Any]]
