@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,7 @@ import asyncio, json, os, resource, sys, time
 from pathlib import Path
 
 database, instance, side = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+full = sys.argv[5] == "full"
 from revetly_core.inferred import engine as graph_engine
 
 server = {}
@@ -122,7 +124,7 @@ def timed_open(folder):
 
 t = time.perf_counter()
 engine = Engine.open(instance)
-out = engine.sync(full=True)
+out = engine.sync(full=full)
 wall = time.perf_counter() - t
 usage = resource.getrusage(resource.RUSAGE_SELF)
 cpu = usage.ru_utime + usage.ru_stime
@@ -198,15 +200,21 @@ def folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
+def start_pass(database: str, inst: Path, work: Path, kind: str) -> subprocess.Popen[str]:
+    """The pass of `inst` on `database` (`kind` full or incremental) in a fresh process."""
+    side = work / f"{database}-server.json"
+    empty = work / f"{database}-empty-{kind}"
+    empty.mkdir(exist_ok=True)
+    env = {**os.environ, "FAKE_LLM_TOKEN": bench_full.TOKEN}
+    return subprocess.Popen([sys.executable, "-c", CHILD, database, str(inst), str(side),
+                             str(empty), kind], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+
+
 def run_leg(database: str, inst: Path, work: Path) -> dict[str, Any]:
     """One full pass of `inst` on `database` in a fresh process, its tree's RSS sampled."""
     side = work / f"{database}-server.json"
-    empty = work / f"{database}-empty"
-    empty.mkdir()
-    env = {**os.environ, "FAKE_LLM_TOKEN": bench_full.TOKEN}
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, database, str(inst), str(side),
-                             str(empty)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env)
+    proc = start_pass(database, inst, work, "full")
     peak = [0]
     done = threading.Event()
 
@@ -230,6 +238,49 @@ def run_leg(database: str, inst: Path, work: Path) -> dict[str, Any]:
     return out
 
 
+def alive(pid: int | None) -> bool:
+    """The process runs (neither gone nor a zombie)."""
+    if pid is None:
+        return False
+    state = _proc_field(pid, "State")
+    return state is not None and not state.startswith("Z")
+
+
+def kill_leg(database: str, inst: Path, work: Path, after: int) -> dict[str, Any]:
+    """kill -9 of the pass process once `after` episodes are in the SQLite copy, then what is
+    left (FalkorDBLite's daemonized server, the files) and what the next pass does with it."""
+    from revetly_core.store.inferred import InferredStore
+
+    copy = InferredStore(inst / ".revetly" / "index")
+    side = work / f"{database}-server.json"
+    side.unlink(missing_ok=True)
+    proc = start_pass(database, inst, work, "full")
+    written = 0
+    while proc.poll() is None and written < after:
+        time.sleep(0.2)
+        try:
+            written = copy.episode_count() if copy.present() else 0
+        except Exception:  # the pass is creating the file
+            written = 0
+    proc.kill()
+    proc.communicate()
+    server = json.loads(side.read_text())["pid"] if side.is_file() else None
+    out: dict[str, Any] = {"episodes_at_kill": written, "server_left_running": alive(server)}
+    side.unlink(missing_ok=True)
+    nxt = start_pass(database, inst, work, "incremental")
+    stdout, stderr = nxt.communicate()
+    if nxt.returncode != 0:
+        out["next_pass"] = {"failed": stderr[-1500:]}
+    else:
+        result = json.loads(stdout.strip().splitlines()[-1])
+        out["next_pass"] = {"inferred": result["inferred"],
+                            "episodes_in_graph": result["episodes_in_graph"]}
+    out["old_server_still_running_after_next_pass"] = alive(server)
+    if server is not None and alive(server):
+        os.kill(server, 9)  # the orphan this bench's pass started
+    return out
+
+
 def inferred_rows(inst: Path) -> dict[str, Any]:
     """What reads serve of each artifact from the SQLite copy, the episode uuid left out."""
     from revetly_core.store.inferred import InferredStore
@@ -242,10 +293,13 @@ def inferred_rows(inst: Path) -> dict[str, Any]:
     return rows
 
 
-def differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
-    """The artifacts whose served rows differ between the two copies (first ten)."""
-    ids = sorted(set(a) | set(b))
-    return [i for i in ids if a.get(i) != b.get(i)][:10]
+def compare_rows(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """The artifacts both copies extracted, those only one did, and the first ten of the
+    common ones whose served rows differ."""
+    common = sorted(set(a) & set(b))
+    return {"common": len(common), "only_kuzu": len(set(a) - set(b)),
+            "only_falkordblite": len(set(b) - set(a)),
+            "differing": [i for i in common if a[i] != b[i]][:10]}
 
 
 def per_artifact(leg: dict[str, Any], artifacts: int) -> dict[str, float]:
@@ -259,6 +313,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="50,200", type=bench_pass.parse_sizes)
     ap.add_argument("--cache-dir", type=Path, default=bench_pass.BENCH_DIR / ".cache")
     ap.add_argument("--results-dir", type=Path, default=bench_pass.BENCH_DIR / "results")
+    ap.add_argument("--kill-after", type=int, default=0, metavar="N",
+                    help="instead: kill -9 each database's pass after N episodes, then run the "
+                         "next pass (what a crash leaves)")
     args = ap.parse_args(argv)
     missing = falkordblite_missing()
     databases = [d for d in DATABASES if d == "kuzu" or missing is None]
@@ -275,6 +332,17 @@ def main(argv: list[str] | None = None) -> int:
                 "size": size, "order": order, "python": sys.version.split()[0],
                 "load_before": os.getloadavg()[0],
                 "installed_mib": {d: installed_mib(DISTRIBUTIONS[d]) for d in databases}}
+            if args.kill_after:
+                with tempfile.TemporaryDirectory(prefix="revetly-graphdb-kill-") as tmp:
+                    for database in order:
+                        inst = bench_semantic.copy_instance(source, Path(tmp) / database,
+                                                            bench_full.full_config(base))
+                        report[database] = kill_leg(database, inst, Path(tmp), args.kill_after)
+                        print(f"[{size}] kill {database}: {json.dumps(report[database])}",
+                              flush=True)
+                (args.results_dir / f"graph-db-kill-{size}.json").write_text(
+                    json.dumps(report, indent=1) + "\n")
+                continue
             with tempfile.TemporaryDirectory(prefix="revetly-graphdb-") as tmp:
                 rows: dict[str, dict[str, Any]] = {}
                 for database in order:
@@ -288,10 +356,11 @@ def main(argv: list[str] | None = None) -> int:
                     rows[database] = inferred_rows(inst)
                     print(f"[{size}] {database}: {json.dumps(leg)}", flush=True)
                 if len(rows) == 2:
-                    diff = differences(rows["kuzu"], rows["falkordblite"])
-                    report["same_inferred_rows"] = not diff
-                    report["rows_compared"] = len(rows["kuzu"])
-                    report["differing_artifacts"] = diff
+                    rows_compared = compare_rows(rows["kuzu"], rows["falkordblite"])
+                    report["inferred_rows"] = rows_compared
+                    report["same_inferred_rows"] = (
+                        not rows_compared["differing"] and not rows_compared["only_kuzu"]
+                        and not rows_compared["only_falkordblite"])
             report["load_after"] = os.getloadavg()[0]
             print(f"[{size}] {json.dumps(report)}", flush=True)
             (args.results_dir / f"graph-db-{size}.json").write_text(
