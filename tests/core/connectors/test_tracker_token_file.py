@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -126,6 +127,15 @@ def test_a_relative_token_file_is_refused() -> None:
 
 # -- end to end ---------------------------------------------------------------------------------
 
+def token_file_instance(tmp_path: Path, url: str, path: Path) -> Any:
+    """The GitHub instance of these tests, declaring its token by `token_file = path`."""
+    engine = github_instance(tmp_path, url)
+    toml = engine.root / "revetly.toml"
+    toml.write_text(toml.read_text().replace(f'token_env = "{TOKEN_ENV}"',
+                                             f'token_file = "{path}"'))
+    return type(engine).open(engine.root)
+
+
 def test_a_pass_sends_the_files_token_and_keeps_it_nowhere(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(TOKEN_ENV, raising=False)
@@ -133,11 +143,7 @@ def test_a_pass_sends_the_files_token_and_keeps_it_nowhere(tmp_path: Path,
     fake = FakeGitHub()
     with serving(fake):
         fake.add_issue(1, "Offline sync", labels=("story",))
-        engine = github_instance(tmp_path, fake.url)
-        toml = engine.root / "revetly.toml"
-        toml.write_text(toml.read_text().replace(f'token_env = "{TOKEN_ENV}"',
-                                                 f'token_file = "{path}"'))
-        engine = type(engine).open(engine.root)
+        engine = token_file_instance(tmp_path, fake.url, path)
         result = engine.sync()
         sent = [r.headers.get("authorization") for r in fake.requests]
     assert result["outcome"] == "succeeded", result
@@ -154,11 +160,7 @@ def test_a_pass_with_an_open_token_file_fails_the_source_only(tmp_path: Path,
     fake = FakeGitHub()
     with serving(fake):
         fake.add_issue(1, "Offline sync", labels=("story",))
-        engine = github_instance(tmp_path, fake.url)
-        toml = engine.root / "revetly.toml"
-        toml.write_text(toml.read_text().replace(f'token_env = "{TOKEN_ENV}"',
-                                                 f'token_file = "{path}"'))
-        engine = type(engine).open(engine.root)
+        engine = token_file_instance(tmp_path, fake.url, path)
         result = engine.sync()
         sent = list(fake.requests)
     assert sent == []
