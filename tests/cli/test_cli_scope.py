@@ -94,3 +94,15 @@ def test_bad_input_is_one_line_and_exit_2(synced: Path) -> None:
         assert out.stderr.startswith("refused")
     as_json = revetly("deltas", "--clock", "wall", "--instance", str(synced), "--json")
     assert json.loads(as_json.stdout)["refusal"]["code"] == "invalid-clock"
+
+
+def test_binding_by_path_lists_up_to_the_limit_given(tmp_path: Path) -> None:
+    from tests.core.scope.crowded import SHARED_FILE, build_crowded
+
+    crowded = build_crowded(tmp_path)
+    for extra, listed in (((), 5), (("--limit", "7"), 7)):
+        out = revetly("binding", "--path", SHARED_FILE, *extra, "--instance", str(crowded.root),
+                      "--json")
+        assert out.returncode == 0, out.stderr
+        stories = [b["artifact_id"] for b in json.loads(out.stdout)["behind"]]
+        assert stories == crowded.order[:listed]

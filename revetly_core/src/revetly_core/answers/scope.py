@@ -117,6 +117,7 @@ class BindingAnswer(Envelope):
     note: NotRequired[str]
     path: NotRequired[PathBlock]
     behind: NotRequired[list[JSONObject]]
+    behind_truncated: NotRequired[CutReport]
     decisions: NotRequired[list[JSONObject]]
     reason: NotRequired[str]
 

@@ -294,11 +294,19 @@ def walk_path(config: Config, store: Store, root: Path, path: str,
     return PathWalk(repos, commits, ranked)
 
 
+def stories_listed(limit: int | None) -> int:
+    """How many stories a path binding lists: five when the caller gives no limit (spec 000's
+    default), else up to the limit the caller gave."""
+    return STORIES_LISTED if limit is None else limit
+
+
 def behind_path(
-    config: Config, store: Store, graph: Any, root: Path, path: str, cache: PathHistoryCache
+    config: Config, store: Store, graph: Any, root: Path, path: str, cache: PathHistoryCache,
+    listed: int = STORIES_LISTED,
 ) -> tuple[dict[str, Any], list[str]]:
-    """The path block, behind, more_ranked (or an empty behind with a reason), and the ids of
-    the leading stories the binding statements are gathered over."""
+    """The path block, behind (up to ``listed`` stories, then the decisions of the first five
+    of them), more_ranked (or an empty behind with a reason), and the ids of the leading
+    stories the binding statements are gathered over."""
     if not config.connectors.commits:
         return {"path": {"path": path, "repos": []}, "behind": [], "reason": NO_REPOSITORIES}, []
     walk = walk_path(config, store, root, path, cache)
@@ -308,7 +316,7 @@ def behind_path(
         block["behind"] = []
         block["reason"] = NO_HISTORY
         return block, []
-    leading = ranked[:STORIES_LISTED]
+    leading = ranked[:listed]
     arts = artifacts_by_id(store, [w.artifact_id for w in leading])
     behind: list[dict[str, Any]] = []
     for w in leading:
@@ -317,9 +325,10 @@ def behind_path(
                        "why": story_why(w), "commits": w.commits, "last": w.last,
                        "weight": w.weight})
     paths = sorted({c.path for c in commits})
-    behind.extend(rank_decisions(store, graph, [w.artifact_id for w in leading], paths))
+    citing = [w.artifact_id for w in leading[:STORIES_LISTED]]
+    behind.extend(rank_decisions(store, graph, citing, paths))
     block["behind"] = behind
     if not behind:
         block["reason"] = "the commits touching this path name no story held in CONTEXT"
-    block["more_ranked"] = max(0, len(ranked) - STORIES_LISTED)
+    block["more_ranked"] = max(0, len(ranked) - len(leading))
     return block, [w.artifact_id for w in ranked[:LEADING_FOR_BINDING]]

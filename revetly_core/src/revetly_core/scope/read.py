@@ -28,7 +28,8 @@ from revetly_core.scope.topic import match_topic
 from revetly_core.store.inferred import InferredStore
 
 BINDING_CUTS = [Cut(("scope", "members"), "members_truncated"),
-                Cut(("statements",), "statements_truncated")]
+                Cut(("statements",), "statements_truncated"),
+                Cut(("behind",), "behind_truncated")]
 
 
 def scope_root(ctx: ScopeContext, artifact_id: object, scope: ProjectScope) -> str:
@@ -59,16 +60,19 @@ def binding_for_roots(
 
 
 def binding(ctx: ScopeContext, scope: ProjectScope, *, artifact_id: object, topic: object,
-            path: object, limit: int, depth: int | None) -> dict[str, Any]:
-    """question='binding' over an artifact, a topic or a path."""
+            path: object, limit: int, depth: int | None,
+            given_limit: int | None = None) -> dict[str, Any]:
+    """question='binding' over an artifact, a topic or a path; ``given_limit`` is the limit
+    the caller named (None when it named none), which sizes a path's list of stories."""
     if path not in (None, ""):
         if depth is not None:
             raise invalid("depth", "path does not combine with depth",
                           "drop depth; the path's leading stories are walked whole")
-        from revetly_core.scope.behind import behind_path
+        from revetly_core.scope.behind import behind_path, stories_listed
 
         block, leading = behind_path(ctx.config, ctx.store, ctx.graph, ctx.root,
-                                     check_path(path), ctx.path_cache)
+                                     check_path(path), ctx.path_cache,
+                                     stories_listed(given_limit))
         scope_block: dict[str, Any] = {"kind": "path", "roots": leading}
         body = binding_for_roots(ctx, scope, leading, limit, scope_block)
         return {"question": "binding", **block, **body}
@@ -122,8 +126,10 @@ def get_scope(
             raise invalid(name, f"{name} is a window argument; binding takes none",
                           "drop the window, or ask question='deltas' or 'drift'")
         scope = resolve_project(ctx.config, project, with_imports=True)
+        rows = check_limit(limit)
         payload = binding(ctx, scope, artifact_id=artifact_id, topic=topic, path=path,
-                          limit=check_limit(limit), depth=check_depth(depth))
+                          limit=rows, depth=check_depth(depth),
+                          given_limit=None if limit is None else rows)
         payload.update(envelope(ctx.config, ctx.store, scope))
         return cast(BindingAnswer, fit(payload, BINDING_CUTS, budget))
     if topic not in (None, "") or path not in (None, ""):

@@ -85,7 +85,8 @@ ARGUMENTS: dict[str, tuple[ArgumentSpec, ...]] = {
         _arg("since", str | None, None, "Window start (ISO date or time)."),
         _arg("until", str | None, None, "Window end, exclusive."),
         _arg("clock", str | None, None, "'source' (default) or 'ingest'."),
-        _arg("limit", int | None, None, "Rows to serve."),
+        _arg("limit", int | None, None, "Rows to serve; with path, the stories listed "
+             "(default 5)."),
         _arg("project", str | None, None, READ_AS),
     ),
     "get_authoring_context": (
