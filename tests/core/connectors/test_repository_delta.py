@@ -245,3 +245,31 @@ def test_a_plain_dict_of_known_answers_the_same_lookups(tmp_path: Path) -> None:
     assert held.at_path("backlog/a.md") == [b, a]  # the mapping's own order
     assert held.with_key(key_of("STORY-001")) == [a]
     assert held.by_id("STORY-3") is None
+
+
+def test_a_broken_file_yields_its_id_to_the_file_that_now_declares_it(instance: Instance) -> None:
+    """Regression (found by the property above): a file that broke kept its last good artifact
+    serving after another file took that artifact's id, so two live rows shared one id key; a
+    later pass then dropped the other file's artifact unseen, and the delta never re-read it."""
+    for slot in range(3):
+        instance.git.write(path_of(slot), md(f"STORY-{slot}", f"Story {slot}"))
+    instance.git.commit("first stories")
+    instance.sync()
+    rounds = [[("respell", 2, 0), ("duplicate", 0, 2)], [("break", 0, 0)], [("commit", 0, 0)],
+              [("write", 0, 0)]]
+    for step, ops in enumerate(rounds):
+        for op in ops:
+            apply(instance, op, step)
+        delta, whole, _ = both_reads(instance)
+        assert delta == whole
+        instance.sync()
+        store = instance.store()
+        try:
+            live = {k.id: k.path for k in store.known(SOURCE_ID).values() if not k.deleted}
+        finally:
+            store.close()
+        keys = [key_of(i) for i in live]
+        assert len(keys) == len(set(keys)), live  # one live artifact per id key, every pass
+        if step == 1:  # STORY-0.md broke: the id it declared is STORY-2.md's now
+            assert live["STORY-02"] == "backlog/STORY-2.md" and "STORY-2" not in live
+    assert live["STORY-02"] == "backlog/STORY-2.md"

@@ -167,6 +167,14 @@ def tree_cache(repo: Any, size: int = HISTORY_TREE_CACHE) -> Iterator[None]:
         repo.free()
 
 
+def keeps_last_good(held: HeldView, k: KnownArtifact, problems: dict[str, str | None]) -> bool:
+    """A listed file that no longer parses keeps its last good artifact serving, unless another
+    file now holds that artifact's id key: then that file serves the id and the stale copy goes."""
+    if k.path is None or not held.listed(k.path) or k.path not in problems:
+        return False
+    return held.owner(key_of(k.id)) in (None, k.path)
+
+
 class RepositoryConnector:
     """Reads backlog/, notes/ and records/ (or the declared folders) of the instance repo."""
 
@@ -274,8 +282,8 @@ class RepositoryConnector:
         for k in held.removal_candidates():
             if k.deleted or held.is_live(k.id) or k.id in upserted or k.id in removed:
                 continue
-            if k.path is not None and held.listed(k.path) and k.path in problems:
-                continue  # a malformed file keeps its last good artifact serving
+            if keeps_last_good(held, k, problems):
+                continue
             batch.removals.append(Removal(k.id, now, "found", "missing from a complete read"))
         batch.cursor = {"head": str(head) if head else None,
                         "problems": {p: b for p, b in sorted(problems.items())},
