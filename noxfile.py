@@ -87,6 +87,7 @@ def bench(session: nox.Session) -> None:
     session.install(*PACKAGES)
     session.run("python", "bench/bench_pass.py", *session.posargs)
     session.run("python", "bench/bench_status.py", *session.posargs)  # issue 18: change detection
+    session.run("python", "bench/bench_incremental.py", *session.posargs)  # issue 18
     session.run("python", "bench/bench_reads.py", *session.posargs)
     session.run("python", "bench/bench_writes.py", *session.posargs)
     session.run("python", "bench/bench_kills.py")
