@@ -7,6 +7,7 @@ as a full pass over a fresh copy of the same repository would (Store.snapshot() 
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -699,6 +700,63 @@ def test_incremental_passes_end_where_a_full_pass_does(ops: list[tuple[Any, ...]
             done.append(_apply(inst, op))
             inst.sync()
         assert_incremental_equals_full(inst, Path(tmp) / "full", "\n".join(done))
+
+
+# Every change a user can make to the work tree, left uncommitted: the incremental pass that
+# follows (git status tells it what to look at) ends where a full pass from the same store
+# ends (same clock: a file gone from the work tree is removed at the pass's time).
+
+def _later(path: Path) -> None:
+    st_ = path.lstat()
+    os.utime(path, ns=(st_.st_atime_ns, st_.st_mtime_ns + 1_000_000_000), follow_symlinks=False)
+
+
+def _same_size_edit(root: Path) -> None:
+    path = root / "backlog/STORY-0001.md"
+    path.write_bytes(path.read_bytes().replace(b"Alpha", b"Omega"))
+    _later(path)
+
+
+def _replace_by_symlink(root: Path) -> None:
+    path = root / "backlog/STORY-0001.md"
+    path.unlink()
+    path.symlink_to("STORY-0002.md")
+
+
+WORK_TREE_CHANGES: dict[str, Callable[[Path], None]] = {
+    "same-size edit": _same_size_edit,
+    "touch": lambda root: _later(root / "backlog/STORY-0001.md"),
+    "add": lambda root: (root / "backlog/STORY-0003.md").write_text(
+        md("STORY-0003", "Gamma", body="See STORY-0001.\n")),
+    "delete": lambda root: (root / "backlog/STORY-0001.md").unlink(),
+    "rename": lambda root: (root / "backlog/STORY-0001.md").rename(
+        root / "backlog/renamed.md"),
+    "chmod only": lambda root: (root / "backlog/STORY-0001.md").chmod(0o755),
+    "replaced by a symlink": _replace_by_symlink,
+}
+
+
+@pytest.mark.parametrize("change", sorted(WORK_TREE_CHANGES))
+def test_a_work_tree_change_ends_where_a_full_pass_does(
+    instance: Instance, tmp_path: Path, change: str
+) -> None:
+    g = instance.git
+    g.write_and_commit(dict([story(1, "Alpha", "Alpha's body.\n"),
+                             story(2, "Beta", "Builds on STORY-0001.\n")]))
+    instance.sync()
+    WORK_TREE_CHANGES[change](instance.root)
+    copy = g.copy_to(tmp_path / "full", ignore_state=False)
+    at = "2031-01-01T00:00:00+00:00"
+    config = load_config(instance.root)
+    assert run_pass(instance.root, config, clock=lambda: at).full is False
+    assert run_pass(copy.root, config, full=True, clock=lambda: at).full is True
+    store = Store(copy.root / ".revetly" / "context.db", readonly=True)
+    try:
+        full = store.snapshot()
+    finally:
+        store.close()
+    incremental = instance.snapshot()
+    assert incremental == full, f"{change}:\n{snapshot_diff(incremental, full)}"
 
 
 def test_a_rewound_head_ends_where_a_full_pass_does(instance: Instance, tmp_path: Path) -> None:

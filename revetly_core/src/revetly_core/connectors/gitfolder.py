@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from revetly_core.connectors.base import FileProblem, KnownArtifact, Progress, SourceBatch, no_progress
 from revetly_core.connectors.gittime import commit_subject_body, commit_time
+from revetly_core.connectors.worktree_status import reported_paths
 from revetly_core.fsread import Listing, ReadRefused, display_path, name_problem
 from revetly_core.model import HistoryEntry
 
@@ -111,10 +112,9 @@ class GitFolder:
                     tree = None
             if tree is not None and tree.type == pygit2.enums.ObjectType.TREE:
                 self._list(tree, self.prefix.rstrip("/"), self.listing)
-        for path, flags in self.repo.status(untracked_files="all").items():
-            if not self.wanted(path) or flags & pygit2.enums.FileStatus.IGNORED:
-                continue
-            self.listing.add_worktree(path)
+        for path in reported_paths(self.repo):
+            if self.wanted(path):
+                self.listing.add_worktree(path)
         return dict(self.listing.blobs)
 
     def _list(self, tree: Any, prefix: str, out: Listing) -> None:

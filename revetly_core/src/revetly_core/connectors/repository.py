@@ -23,6 +23,7 @@ from revetly_core.connectors.base import (
 from revetly_core.connectors.gitfolder import guarded
 from revetly_core.connectors.gittime import commit_subject_body, commit_time
 from revetly_core.connectors.held import HeldView, ListingView, held_lookup, key_of
+from revetly_core.connectors.worktree_status import reported_paths
 from revetly_core.fsread import Listing, ReadRefused, display_path, name_problem
 from revetly_core.ids import id_key, is_ascii_id
 from revetly_core.model import Artifact, HistoryEntry
@@ -349,11 +350,7 @@ class RepositoryConnector:
 
     def _status_paths(self, repo: Any) -> list[str]:
         """The wanted files git status reports changed, staged or untracked (not ignored)."""
-        import pygit2
-
-        ignored = pygit2.enums.FileStatus.IGNORED
-        return [path for path, flags in repo.status(untracked_files="all").items()
-                if self._wanted(path) and not flags & ignored]
+        return [path for path in reported_paths(repo) if self._wanted(path)]
 
     def _delta_view(
         self, repo: Any, head: Any, cursor: dict[str, Any], deletions: set[str]

@@ -9,7 +9,6 @@ yet extracted are pending (the next pass retries them); context_health names it.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import shutil
 import threading
@@ -60,6 +59,8 @@ class InferredCounts:
 def run_async(step: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine to its end from synchronous code, on a thread of its own where the caller
     already runs an event loop (the MCP server's sync)."""
+    import asyncio  # here: a pass on a lite instance never loads the event loop's modules
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

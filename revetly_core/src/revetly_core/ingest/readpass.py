@@ -25,7 +25,6 @@ from revetly_core.connectors.base import (
     StreamingConnector,
     no_progress,
 )
-from revetly_core.connectors.commits import CommitsConnector
 from revetly_core.connectors.repository import RepositoryConnector
 from revetly_core.embedding.sync import pass_vectors
 from revetly_core.fsread import display_path
@@ -96,7 +95,11 @@ class PassResult:
 def connectors_for(root: Path, config: Config) -> list[Connector]:
     """The instance's declared sources, repository first, then each commits repository."""
     out: list[Connector] = [RepositoryConnector(root, config)]
-    out.extend(CommitsConnector(root, c, config.default_project) for c in config.connectors.commits)
+    if config.connectors.commits:  # its reader loads only when a commits repository is declared
+        from revetly_core.connectors.commits import CommitsConnector
+
+        out.extend(CommitsConnector(root, c, config.default_project)
+                   for c in config.connectors.commits)
     if declares_sources(config):  # their readers (YAML, the schema's models) load only then
         from revetly_core.connectors.sources import declared_sources
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from revetly_core.answers.maintenance import CheckProblem
 from revetly_core.refusal import Refusal
+
+if TYPE_CHECKING:  # a typed dict only: recovering a write never loads the answers
+    from revetly_core.answers.maintenance import CheckProblem
 
 WRITE_FOLDERS = ("backlog", "notes", "records")
 """The folders the writes create files in (a project may declare its own beneath them)."""

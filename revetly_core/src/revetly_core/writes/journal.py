@@ -20,9 +20,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from revetly_core.answers.maintenance import CheckProblem
 from revetly_core.refusal import Refusal
 from revetly_core.writes.containment import contained
 from revetly_core.writes.crash import crash_point
@@ -37,6 +36,9 @@ from revetly_core.writes.git_commit import (
     refresh_index,
 )
 from revetly_core.writes.reviews import REVIEWS_DIR, ReviewRecord, ReviewStore, utc_now
+
+if TYPE_CHECKING:  # a typed dict only: a sync recovering writes never loads the answers
+    from revetly_core.answers.maintenance import CheckProblem
 
 INTENTS_DIR = "intents"
 STALE_SLACK_S = 2.0

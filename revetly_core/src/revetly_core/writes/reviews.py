@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from filelock import FileLock, Timeout
 
-from revetly_core.answers.writes import ReviewRow
 from revetly_core.isotime import iso_utc
 from revetly_core.refusal import Refusal
 from revetly_core.writes.files import atomic_write
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pydantic and the answers' typed dicts: loaded only where they are used
     from pydantic import TypeAdapter
+
+    from revetly_core.answers.writes import ReviewRow
 
 REVIEW_STATUSES = ("pending", "applied", "refused", "resolved", "withdrawn")
 """pending: waiting on a human; applied: approved and written; refused: approved but the write
