@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from revetly_core.model import Artifact
 from revetly_core.store.keyword import BACKENDS, Backend, KeywordIndex, KeywordSearcher, population
 
@@ -185,3 +187,26 @@ def test_an_update_moves_a_document_between_populations_cleanly(index: KeywordIn
     index.update([art(COMMIT.id, "Now a story about payment", type="story")], {COMMIT.id}, revision=3)
     assert population_search(index, "payment", "commits") == []
     assert COMMIT.id in population_search(index, "payment", "records")
+
+
+@given(st.text(min_size=1, max_size=12).map(str.lower))
+@settings(max_examples=500, deadline=None)
+def test_a_word_ending_in_no_ascii_letter_is_its_own_porter_stem(word: str) -> None:
+    from whoosh.lang.porter import stem as porter
+
+    from revetly_core.store.keyword import keeps_its_ending, stem
+
+    if keeps_its_ending(word):
+        assert porter(word) == word
+    assert stem(word) == porter(word)
+
+
+@given(st.from_regex(r"[a-z][a-z0-9]{0,6}(-[0-9]{1,5}|[0-9]{1,4})", fullmatch=True))
+@settings(max_examples=300, deadline=None)
+def test_ids_and_numbered_words_skip_the_stemmer_and_keep_porters_answer(word: str) -> None:
+    from whoosh.lang.porter import stem as porter
+
+    from revetly_core.store.keyword import keeps_its_ending, stem
+
+    assert keeps_its_ending(word)
+    assert stem(word) == porter(word) == word
