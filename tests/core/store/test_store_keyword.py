@@ -11,7 +11,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from revetly_core.model import Artifact
-from revetly_core.store.keyword import BACKENDS, Backend, KeywordIndex, KeywordSearcher, population
+from revetly_core.store.keyword import (
+    BACKENDS,
+    Backend,
+    KeywordIndex,
+    KeywordSearcher,
+    keeps_its_ending,
+    population,
+    stem,
+)
+from whoosh.lang.porter import stem as porter
 
 
 def art(aid: str, title: str, body: str = "", type: str = "story", **kw: object) -> Artifact:
@@ -192,10 +201,6 @@ def test_an_update_moves_a_document_between_populations_cleanly(index: KeywordIn
 @given(st.text(min_size=1, max_size=12).map(str.lower))
 @settings(max_examples=500, deadline=None)
 def test_a_word_ending_in_no_ascii_letter_is_its_own_porter_stem(word: str) -> None:
-    from whoosh.lang.porter import stem as porter
-
-    from revetly_core.store.keyword import keeps_its_ending, stem
-
     if keeps_its_ending(word):
         assert porter(word) == word
     assert stem(word) == porter(word)
@@ -204,9 +209,5 @@ def test_a_word_ending_in_no_ascii_letter_is_its_own_porter_stem(word: str) -> N
 @given(st.from_regex(r"[a-z][a-z0-9]{0,6}(-[0-9]{1,5}|[0-9]{1,4})", fullmatch=True))
 @settings(max_examples=300, deadline=None)
 def test_ids_and_numbered_words_skip_the_stemmer_and_keep_porters_answer(word: str) -> None:
-    from whoosh.lang.porter import stem as porter
-
-    from revetly_core.store.keyword import keeps_its_ending, stem
-
     assert keeps_its_ending(word)
     assert stem(word) == porter(word) == word
