@@ -198,8 +198,9 @@ def test_an_update_moves_a_document_between_populations_cleanly(index: KeywordIn
     assert COMMIT.id in population_search(index, "payment", "records")
 
 
-@given(st.text(min_size=1, max_size=12).map(str.lower))
-@settings(max_examples=500, deadline=None)
+@given(st.text(min_size=1, max_size=12).map(str.lower)
+       | st.text(alphabet="abcdeilnsty0129\n-.", min_size=1, max_size=10))
+@settings(max_examples=2000, deadline=None)
 def test_a_word_ending_in_no_ascii_letter_is_its_own_porter_stem(word: str) -> None:
     if keeps_its_ending(word):
         assert porter(word) == word
@@ -211,3 +212,9 @@ def test_a_word_ending_in_no_ascii_letter_is_its_own_porter_stem(word: str) -> N
 def test_ids_and_numbered_words_skip_the_stemmer_and_keep_porters_answer(word: str) -> None:
     assert keeps_its_ending(word)
     assert stem(word) == porter(word) == word
+
+
+def test_a_word_ending_in_a_letter_and_a_newline_is_stemmed_as_porter_stems_it() -> None:
+    assert not keeps_its_ending("i0e\n")
+    assert stem("i0e\n") == porter("i0e\n") == "i0"
+    assert keeps_its_ending("a12\n")
