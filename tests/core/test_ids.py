@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from revetly_core.ids import (
     DEFAULT_FAMILIES,
@@ -324,3 +324,34 @@ def test_id_key_is_cached_and_answers_as_before() -> None:
     assert id_key(" story-0012.3 ") is first
     assert id_key("not an id") is None
     assert id_key.cache_info().hits >= 1
+
+
+# -- the scan near digits gives exactly the pattern's matches ------------------------------
+
+_PIECES = st.sampled_from([
+    "STORY", "story", "Story", "DEC", "dec", "BACK", "back", "TASK", "V2", "v2", "DEL", "DELX",
+    "-", "_", " ", ".", "..", " .. ", "\n", "12", "0007", "3", "4.5", "x", "ab", "9z", "é",
+    "０", "#", "(", ")",
+])
+
+
+@given(st.lists(_PIECES, max_size=40), st.booleans())
+@settings(max_examples=1000, deadline=None)
+def test_the_scan_near_digits_finds_exactly_what_the_plain_scan_finds(
+        pieces: list[str], dotted: bool) -> None:
+    finder = IdFinder([*DEFAULT_FAMILIES, "BACK", "V2"], aliases={"TASK": "BACK"},
+                      dotted=["BACK"] if dotted else [])
+    text = "".join(pieces)
+    assert finder._pattern is not None
+    plain = [(m.span(), m.groups()) for m in finder._pattern.finditer(text)]
+    assert [(m.span(), m.groups()) for m in finder._matches(text)] == plain
+
+
+def test_a_family_that_is_not_letters_and_digits_is_scanned_plainly() -> None:
+    finder = IdFinder(["STORY"], aliases={"A.B": "STORY"})
+    assert not finder._near_digits
+    assert finder.keys("see a.b-7 and STORY-2") == [IdKey("STORY", 7), IdKey("STORY", 2)]
+
+
+def test_text_without_a_digit_names_no_id() -> None:
+    assert keys("STORY- and DEC and the story of it") == []

@@ -11,6 +11,9 @@ from revetly_core.ids import DEFAULT_FAMILIES, IdKey, IdResolver
 from revetly_core.ingest.linker import (
     MIN_TITLE_CHARS,
     MIN_TITLE_TOKENS,
+    SEPARATORS_HELD,
+    TOKEN_RUN,
+    TOKEN_TABLE,
     Linker,
     TitleIndex,
     contains_phrase,
@@ -343,3 +346,15 @@ def test_the_title_index_finds_exactly_the_phrases_standing_whole_in_a_body(
     expected = {f"STORY-{n}" for n, phrase in enumerate(phrases)
                 if contains_phrase(body, tuple(phrase))}
     assert ix.found_in(body) == expected
+
+
+@given(st.text(max_size=200))
+@settings(max_examples=500, deadline=None)
+def test_tokens_are_the_lowercased_runs_of_ascii_letters_and_digits(text: str) -> None:
+    assert tokens(text) == TOKEN_RUN.findall(text.lower())
+
+
+def test_the_token_table_remembers_a_bounded_number_of_characters() -> None:
+    tokens("".join(chr(c) for c in range(0x4E00, 0x4E00 + 2 * SEPARATORS_HELD)) + " ab1")
+    assert len(TOKEN_TABLE) <= SEPARATORS_HELD
+    assert tokens("Ünïcode-Wörds 2x") == ["n", "code", "w", "rds", "2x"]

@@ -6,6 +6,7 @@ as a full pass over a fresh copy of the same repository would (Store.snapshot() 
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import tempfile
@@ -21,6 +22,7 @@ from revetly_core.config import load_config
 from revetly_core.connectors.base import SourceBatch
 from revetly_core.connectors.repository import RepositoryConnector
 from revetly_core.ingest import linker as linker_module
+from revetly_core.ingest.collector import paced_threshold
 from revetly_core.ingest.readpass import config_fingerprint, connectors_for, run_pass, utc_now
 from revetly_core.model import Artifact
 from revetly_core.store.db import Store
@@ -780,3 +782,32 @@ def test_a_rewound_head_ends_where_a_full_pass_does(instance: Instance, tmp_path
     finally:
         store.close()
     assert instance.get("STORY-0001").title == "Story number 1"
+
+
+class _PaceRecorder:
+    """A source with nothing to read that notes the collector's thresholds while it is read."""
+
+    source_id = "pace"
+    project = "acme"
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[int, int, int]] = []
+
+    def read(self, known: Any, cursor: Any, *, full: bool, now: str,
+             progress: Any = None) -> SourceBatch:
+        self.seen.append(gc.get_threshold())
+        return SourceBatch(source="pace")
+
+
+def test_a_full_pass_runs_at_the_pass_pace_and_an_incremental_one_at_the_process_pace(
+    instance: Instance,
+) -> None:
+    instance.git.write_and_commit(dict([story(1)]))
+    config = load_config(instance.root)
+    recorder = _PaceRecorder()
+    before = gc.get_threshold()
+    for full in (True, False):
+        run_pass(instance.root, config, full=full,
+                 connectors=[RepositoryConnector(instance.root, config), recorder])
+        assert gc.get_threshold() == before
+    assert recorder.seen == [paced_threshold(before), before]

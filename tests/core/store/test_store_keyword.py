@@ -8,8 +8,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from revetly_core.model import Artifact
-from revetly_core.store.keyword import BACKENDS, Backend, KeywordIndex, KeywordSearcher, population
+from revetly_core.store.keyword import (
+    BACKENDS,
+    Backend,
+    KeywordIndex,
+    KeywordSearcher,
+    keeps_its_ending,
+    population,
+    stem,
+)
+from whoosh.lang.porter import stem as porter
 
 
 def art(aid: str, title: str, body: str = "", type: str = "story", **kw: object) -> Artifact:
@@ -185,3 +196,25 @@ def test_an_update_moves_a_document_between_populations_cleanly(index: KeywordIn
     index.update([art(COMMIT.id, "Now a story about payment", type="story")], {COMMIT.id}, revision=3)
     assert population_search(index, "payment", "commits") == []
     assert COMMIT.id in population_search(index, "payment", "records")
+
+
+@given(st.text(min_size=1, max_size=12).map(str.lower)
+       | st.text(alphabet="abcdeilnsty0129\n-.", min_size=1, max_size=10))
+@settings(max_examples=2000, deadline=None)
+def test_a_word_ending_in_no_ascii_letter_is_its_own_porter_stem(word: str) -> None:
+    if keeps_its_ending(word):
+        assert porter(word) == word
+    assert stem(word) == porter(word)
+
+
+@given(st.from_regex(r"[a-z][a-z0-9]{0,6}(-[0-9]{1,5}|[0-9]{1,4})", fullmatch=True))
+@settings(max_examples=300, deadline=None)
+def test_ids_and_numbered_words_skip_the_stemmer_and_keep_porters_answer(word: str) -> None:
+    assert keeps_its_ending(word)
+    assert stem(word) == porter(word) == word
+
+
+def test_a_word_ending_in_a_letter_and_a_newline_is_stemmed_as_porter_stems_it() -> None:
+    assert not keeps_its_ending("i0e\n")
+    assert stem("i0e\n") == porter("i0e\n") == "i0"
+    assert keeps_its_ending("a12\n")

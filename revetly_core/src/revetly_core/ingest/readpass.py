@@ -8,6 +8,7 @@ import json
 import logging
 import traceback
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -30,6 +31,7 @@ from revetly_core.embedding.sync import pass_vectors
 from revetly_core.fsread import display_path
 from revetly_core.ids import IdResolver, id_key
 from revetly_core.inferred.sync import pass_inferred
+from revetly_core.ingest.collector import fewer_collections
 from revetly_core.ingest.linker import (
     Linker,
     Resolver,
@@ -138,8 +140,11 @@ def run_pass(
         store = Store(paths.db)
         try:
             index = KeywordIndex(paths.index, config.index.backend)
-            return _run_locked(root, config, store, index, full=full, progress=progress, clock=clock,
-                               connectors=connectors or connectors_for(root, config))
+            pace: AbstractContextManager[None] = (
+                fewer_collections() if full or store.revision == 0 else nullcontext())
+            with pace:
+                return _run_locked(root, config, store, index, full=full, progress=progress,
+                                   clock=clock, connectors=connectors or connectors_for(root, config))
         finally:
             store.close()
     finally:

@@ -137,12 +137,64 @@ def may_alias(text: str) -> bool:
     return "&" in text or "*" in text
 
 
+_STR, _SEQ, _MAP = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map")
+_SCALAR_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float",
+                                                            "timestamp"))
+"""The scalars SafeLoader builds besides text, each by one plain constructor call."""
+
+
+class _NotPlain(Exception):
+    """A node the plain build leaves to PyYAML's own constructor."""
+
+
+def _plain(loader: Any, node: Any, depth: int) -> Any:
+    """The value SafeLoader builds for a tree of text, scalars, lists and mappings with scalar
+    keys; _NotPlain for anything else (a merge key, an explicit tag on a collection, a key
+    that is a collection, nesting past MAX_DEPTH), which PyYAML then builds itself."""
+    tag = node.tag
+    kind = type(node)
+    if tag == _STR and kind is yaml.ScalarNode:
+        return node.value
+    if depth >= MAX_DEPTH:
+        raise _NotPlain
+    if tag == _MAP and kind is yaml.MappingNode:
+        out: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            if type(key_node) is not yaml.ScalarNode or not (
+                    key_node.tag == _STR or key_node.tag in _SCALAR_TAGS):
+                raise _NotPlain
+            out[_plain(loader, key_node, depth + 1)] = _plain(loader, value_node, depth + 1)
+        return out
+    if tag == _SEQ and kind is yaml.SequenceNode:
+        return [_plain(loader, child, depth + 1) for child in node.value]
+    if tag in _SCALAR_TAGS and kind is yaml.ScalarNode:
+        return loader.yaml_constructors[tag](loader, node)
+    raise _NotPlain
+
+
+def load_document(text: str) -> Any:
+    """Exactly ``yaml.load(text, Loader)``, built without PyYAML's generic constructor where
+    the document is plain (its per-node bookkeeping is most of a small block's load). Any
+    failure is PyYAML's own: a value that fails is built again by it, in its order."""
+    loader = Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        try:
+            return _plain(loader, node, 0)
+        except Exception:  # _NotPlain, or a value that fails: PyYAML's own build (and error)
+            return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
 def load_yaml(text: str, *, first_line: int = 1) -> Any:
     """The one safe load of untrusted YAML: bounded, built, made JSON-ready; refused otherwise."""
     try:
         if may_alias(text):
             check_bounds(text)
-        data = yaml.load(text, Loader=Loader)
+        data = load_document(text)
     except YamlRefused:
         raise
     except yaml.YAMLError as exc:

@@ -15,7 +15,6 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
-from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -47,9 +46,22 @@ Alternatives = list[list[str]]
 """One unit of a query: its alternative spellings, each a list of stemmed terms."""
 
 
-@lru_cache(maxsize=65_536)
+def keeps_its_ending(word: str) -> bool:
+    """True when Porter removes nothing from the word: every rule strips a suffix ending in an
+    ASCII lower-case letter (its patterns' ``$`` also matching before one final newline), so a
+    word ending in anything else (story-012, v2) stays whole."""
+    end = word[:-1] if word.endswith("\n") else word
+    return not "a" <= end[-1:] <= "z"
+
+
 def stem(word: str) -> str:
-    """The Porter stem of one lowercased word (cached: vocabularies repeat)."""
+    """The Porter stem of one lowercased word (ids and numbers are their own stem)."""
+    return word if keeps_its_ending(word) else _porter_stem(word)
+
+
+@lru_cache(maxsize=65_536)
+def _porter_stem(word: str) -> str:
+    """Porter's stem of one word (cached: vocabularies repeat)."""
     from whoosh.lang.porter import stem as porter
 
     return str(porter(word))
@@ -70,15 +82,16 @@ CHUNK_CACHE_SIZE = 250_000
 its memory); past it a chunk is analysed each time it is met."""
 
 
-class _ChunkTerms(dict[str, tuple[str, ...]]):
-    """chunk -> analyze(chunk), filled on first sight while under its limit."""
+class _ChunkTerms(dict[str, str]):
+    """chunk -> the terms of analyze(chunk), space-joined ('' for none), filled on first sight
+    while under its limit."""
 
     def __init__(self, limit: int) -> None:
         super().__init__()
         self.limit = limit
 
-    def __missing__(self, chunk: str) -> tuple[str, ...]:
-        terms = tuple(analyze(chunk))
+    def __missing__(self, chunk: str) -> str:
+        terms = " ".join(analyze(chunk))
         if len(self) < self.limit:
             self[chunk] = terms
         return terms
@@ -86,19 +99,24 @@ class _ChunkTerms(dict[str, tuple[str, ...]]):
 
 class IndexAnalyzer:
     """`analyze` for building an index: the terms of each whitespace-separated chunk are
-    remembered, since no token spans whitespace and a corpus repeats its words."""
+    remembered, already joined, since no token spans whitespace and a corpus repeats its words."""
 
     def __init__(self, limit: int = CHUNK_CACHE_SIZE) -> None:
         self._chunks = _ChunkTerms(limit)
 
+    def joined(self, text: str) -> str:
+        """The terms of text space-joined, exactly " ".join(analyze(text)) (no term holds a
+        space, and a chunk without terms adds nothing)."""
+        return " ".join(filter(None, map(self._chunks.__getitem__, text.split())))
+
     def terms(self, text: str) -> Iterator[str]:
         """The terms of text, exactly as analyze(text) lists them."""
-        return chain.from_iterable(map(self._chunks.__getitem__, text.split()))
+        return iter(self.joined(text).split())
 
     def indexed(self, a: Artifact) -> str:
         """The analysed terms of indexed_text(a), space-joined (the id and title analysed once)."""
-        head = " ".join(self.terms(f"{a.id} {a.title}"))
-        body = " ".join(self.terms("" if a.metadata.get("withheld") else a.body))
+        head = self.joined(f"{a.id} {a.title}")
+        body = self.joined("" if a.metadata.get("withheld") else a.body)
         return " ".join(part for part in [head] * TITLE_BOOST + [body] if part)
 
 
