@@ -213,16 +213,12 @@ class Fts5Searcher(KeywordSearcher):
         if not pairs or not ids:
             return {}
         table = TABLES[population][0]
-        rowids = {rowid: i for i, rowid in self._rowids_of(ids).items()}
-        out: dict[str, float] = {}
-        expression = phrase_expression(pairs)
-        keys = list(rowids)
-        for start in range(0, len(keys), ID_BATCH):
-            part = keys[start:start + ID_BATCH]
-            out.update((rowids[int(r)], -float(s)) for r, s in self._conn.execute(
-                f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? "
-                f"AND rowid IN ({','.join('?' * len(part))})", [expression, *part]))
-        return out
+        wanted = {rowid: i for i, rowid in self._rowids_of(ids).items()}
+        # the phrase match over the whole table, filtered here: a rowid IN (...) beside MATCH
+        # makes FTS5 evaluate the expression once per listed row (15 times slower at 10k)
+        rows = self._conn.execute(f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ?",
+                                  (phrase_expression(pairs),))
+        return {wanted[r]: -float(score) for r, score in rows if r in wanted}
 
     def _rowids_of(self, ids: list[str]) -> dict[str, int]:
         """document id -> rowid, for the ids the docs table holds."""
