@@ -87,6 +87,7 @@ def bench(session: nox.Session) -> None:
     session.install(*PACKAGES)
     session.run("python", "bench/bench_pass.py", *session.posargs)
     session.run("python", "bench/bench_reads.py", *session.posargs)
+    session.run("python", "bench/bench_phrases.py")  # issue 12: the phrase part, paired at 10k
     session.run("python", "bench/bench_writes.py", *session.posargs)
     session.run("python", "bench/bench_kills.py")
     session.run("python", "bench/bench_scope.py", *session.posargs)
