@@ -215,7 +215,7 @@ class Fts5Searcher(KeywordSearcher):
         table = TABLES[population][0]
         wanted = {rowid: i for i, rowid in self._rowids_of(ids).items()}
         # the phrase match over the whole table, filtered here: a rowid IN (...) beside MATCH
-        # makes FTS5 evaluate the expression once per listed row (15 times slower at 10k)
+        # makes FTS5 evaluate the expression once per listed row (ten times slower at 10k)
         rows = self._conn.execute(f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ?",
                                   (phrase_expression(pairs),))
         return {wanted[r]: -float(score) for r, score in rows if r in wanted}
