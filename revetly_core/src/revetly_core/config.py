@@ -38,7 +38,7 @@ MAX_CONFIG_BYTES = 1_048_576
 """The longest revetly.toml read (a longer one is refused before it is read whole)."""
 
 RANKING_SIGNALS = ("exact-id", "recency", "provenance", "link-count", "kind", "superseded")
-RANKING_LEGS = ("feedback", "semantic", "recipe")
+RANKING_LEGS = ("feedback", "semantic", "recipe", "phrase")
 """[ranking] also sets the share of each optional leg (0 switches the leg off)."""
 
 DEFAULT_BACKLOG_MD_STATUSES: dict[str, str] = {

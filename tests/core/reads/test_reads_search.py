@@ -257,3 +257,30 @@ def test_a_parent_does_not_outrank_its_equally_worded_child(tree: Instance) -> N
     """Regression (issue 12): the parent's children counted as its links and broke the tie."""
     order = ids(search(tree, "reconcile ledger bank feed"))
     assert order.index("STORY-0010") < order.index("STORY-0020")
+
+
+def _phrase_corpus(instance: Instance) -> Instance:
+    g = instance.git
+    g.write("backlog/STORY-0001.md", md("STORY-0001", "Nightly checks", "story",
+                                        "The soak runs after the heap is sized.",
+                                        status="ready", created="2025-01-10", updated="2025-01-10"))
+    g.write("backlog/STORY-0002.md", md("STORY-0002", "Nightly checks", "story",
+                                        "We start a long heap soak once the nightly build is done.",
+                                        status="ready", created="2025-01-10", updated="2025-01-10"))
+    g.commit("two stories, one with the words side by side", when=T0)
+    instance.sync()
+    return instance
+
+
+def test_a_row_holding_the_query_words_side_by_side_ranks_first(instance: Instance) -> None:
+    corpus = _phrase_corpus(instance)
+    assert ids(search(corpus, "heap soak"))[:2] == ["STORY-0002", "STORY-0001"]
+
+
+def test_without_the_phrase_part_the_words_alone_order_the_rows(instance: Instance) -> None:
+    corpus = _phrase_corpus(instance)
+    cfg = corpus.git.read("revetly.toml") + "\n[ranking]\nphrase = 0\n"
+    corpus.git.write_and_commit({"revetly.toml": cfg}, "phrase part off", when=T0 + DAY)
+    corpus.sync()
+    assert ids(search(corpus, "heap soak"))[:2] == ["STORY-0001", "STORY-0002"]
+

@@ -218,3 +218,18 @@ def test_a_word_ending_in_a_letter_and_a_newline_is_stemmed_as_porter_stems_it()
     assert not keeps_its_ending("i0e\n")
     assert stem("i0e\n") == porter("i0e\n") == "i0"
     assert keeps_its_ending("a12\n")
+
+
+def test_phrase_scores_reach_only_rows_holding_the_pair_side_by_side(tmp_path: Path,
+                                                                      backend: Backend) -> None:
+    ix = KeywordIndex(tmp_path / "phrases", backend)
+    docs = [art("STORY-0001", "Heap soak", "Run the heap soak overnight."),
+            art("STORY-0002", "Soak test", "The heap is measured after a soak."),
+            art("STORY-0003", "Heap soak report", "Write up the heap soak.")]
+    ix.rebuild(docs, len(docs), revision=1)
+    pair = [("heap", "soak")]
+    with ix.searcher() as s:
+        scores = s.phrase_scores(pair, ["STORY-0001", "STORY-0002"], "records")
+        assert set(scores) == {"STORY-0001"} and scores["STORY-0001"] > 0
+        assert s.phrase_scores(pair, ["STORY-0001"], "commits") == {}
+        assert s.phrase_scores([], ["STORY-0001"], "records") == {}

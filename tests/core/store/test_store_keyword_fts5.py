@@ -15,6 +15,7 @@ from revetly_core.store.keyword_fts5 import (
     Fts5Searcher,
     analysed,
     match_expression,
+    phrase_expression,
     quoted,
     through_ties,
 )
@@ -177,3 +178,8 @@ def test_the_build_analyzer_stores_what_analyze_gives_for_the_indexed_text(
 def test_the_build_analyzer_splits_on_whitespace_without_changing_the_terms(words: list[str]) -> None:
     text = "".join(words)
     assert list(IndexAnalyzer().terms(text)) == analyze(text)
+
+
+def test_the_phrase_expression_asks_each_pair_as_one_exact_phrase_any_of_them() -> None:
+    assert phrase_expression([("heap", "soak"), ("task-86", "v2.1")]) == \
+        '"heap soak" OR "task-86 v2.1"'

@@ -20,6 +20,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
 """Signal name -> default weight; revetly.toml [ranking] overrides any of them."""
 
 LEG_SHARES: dict[str, float] = {
+    "phrase": 0.25,
     "feedback": 0.0,
     "semantic": 0.25,
     "recipe": 0.5,

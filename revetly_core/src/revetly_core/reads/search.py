@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from revetly_core.ids import IdFinder, IdResolver, id_key
 from revetly_core.inferred.instance import is_full
 from revetly_core.model import WORK_ITEM_TYPES, Artifact
-from revetly_core.reads import ranking, retrieval, semantic
+from revetly_core.reads import phrases, ranking, retrieval, semantic
 from revetly_core.reads.budget import Cut, fit, read_budget
 from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
 from revetly_core.reads.inferred import check_inferred
@@ -138,6 +138,20 @@ def _feedback_leg(
         return []
     return searcher.search(units + [[[t]] for t in extra], POOL, any_unit=True,
                            population="records")
+
+
+def _phrase_part(
+    searcher: KeywordSearcher, text: str, first: list[tuple[str, float]],
+    commits: list[tuple[str, float]], share: float,
+) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    """Each population's pool rescored by the query's adjacent pairs (`phrases.with_phrases`)."""
+    pairs = phrases.query_pairs(searcher.analyze(text))
+    if not pairs:
+        return first, commits
+    records = searcher.phrase_scores(pairs, [i for i, _ in first], "records")
+    commit_phrases = searcher.phrase_scores(pairs, [i for i, _ in commits], "commits")
+    return (phrases.with_phrases(first, records, share),
+            phrases.with_phrases(commits, commit_phrases, share))
 
 
 @dataclass
@@ -277,6 +291,9 @@ def search_context(
     units = alias_units(text, config.extraction.aliases, searcher)
     first = searcher.search(units, POOL, enough=AND_ENOUGH, population="records")
     commits = searcher.search(units, POOL, enough=AND_ENOUGH, population="commits")
+    adjacency = ranking.leg_share(config.ranking, "phrase")
+    if adjacency > 0:
+        first, commits = _phrase_part(searcher, text, first, commits, adjacency)
     share = ranking.leg_share(config.ranking, "feedback")
     second = _feedback_leg(store, searcher, units, first, share) if share > 0 else []
     near = ranking.leg_share(config.ranking, "semantic")

@@ -184,6 +184,13 @@ class KeywordSearcher(ABC):
         terms; within one population, or both merged by score (None)."""
 
     @abstractmethod
+    def phrase_scores(
+        self, pairs: list[tuple[str, str]], ids: list[str], population: Population,
+    ) -> dict[str, float]:
+        """id -> BM25 of the query's adjacent term pairs, each an exact phrase (any of them), for
+        the rows of `ids` in one population that hold one; scored on the population's statistics."""
+
+    @abstractmethod
     def document_frequency(self, term: str) -> int:
         """How many indexed documents hold the term."""
 

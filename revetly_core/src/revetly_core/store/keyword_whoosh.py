@@ -51,7 +51,7 @@ def _schema() -> Any:
         id=ID(stored=True, unique=True),
         type=ID(stored=True),
         project=ID(stored=True),
-        text=TEXT(analyzer=analyzer(), phrase=False),
+        text=TEXT(analyzer=analyzer(), phrase=True),
     )
 
 
@@ -132,6 +132,19 @@ class WhooshSearcher(KeywordSearcher):
 
     def document_frequency(self, term: str) -> int:
         return sum(int(s.doc_frequency("text", term)) for s in self._searchers.values())
+
+    def phrase_scores(
+        self, pairs: list[tuple[str, str]], ids: list[str], population: Population,
+    ) -> dict[str, float]:
+        from whoosh.query import Or, Phrase, Term
+
+        searcher = self._searchers[population]
+        if not pairs or not ids or not searcher.schema["text"].format.supports("positions"):
+            return {}  # an index written before positions were kept: rebuilt by `sync --full`
+        query = Or([Phrase("text", [a, b]) for a, b in pairs])
+        within = Or([Term("id", i) for i in ids])
+        return {str(r["id"]): float(r.score)
+                for r in searcher.search(query, filter=within, limit=len(ids))}
 
     def query(
         self, units: list[Alternatives], limit: int, *, every: bool,

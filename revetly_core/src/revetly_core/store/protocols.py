@@ -512,6 +512,12 @@ class KeywordSearcher(Protocol):
         """(id, score) best first: AND over units, widened to OR when AND finds too few."""
         ...
 
+    def phrase_scores(
+        self, pairs: list[tuple[str, str]], ids: list[str], population: Population,
+    ) -> dict[str, float]:
+        """id -> BM25 of the adjacent term pairs as exact phrases, for those of ids holding one."""
+        ...
+
     def close(self) -> None:
         """Release the open index."""
         ...
