@@ -1,6 +1,6 @@
 """A payload as indented JSON text, the bytes ``revetly … --json`` prints, at C speed.
 
-Python's ``json`` has no C encoder for ``indent``: a 30 kB search answer took ~0.22 ms through the
+Python's ``json`` has no C encoder for ``indent``: a 28 kB search answer took ~0.22 ms through the
 pure-Python one against ~0.10 ms for the C encoder's compact text re-indented by msgspec
 (bench/README.md, decisions/0038). msgspec's ``format`` changes only the whitespace between
 tokens, so numbers and strings keep the bytes ``json.dumps`` wrote.
