@@ -17,8 +17,8 @@ of a shared machine weighs on both sides of each ratio alike:
   the pipes (the server's and the pipe's share, without the client library's validation), and
   that server's context switches per call (every thread's, from /proc);
 - memory: a fresh server, --calls mixed calls through the SDK client (45% get_artifact, 40%
-  search_context, 10% list_backlog, 5% context_health), its VmRSS after the first 100 calls,
-  every 1,000, and at the end.
+  search_context, 10% list_backlog, 5% context_health), its VmRSS (and the anonymous share of
+  it, RssAnon: heap, not pages of files) after the first 100 calls, every 1,000, and at the end.
 
 The 1-minute load average is recorded with each part. Writes <results-dir>/mcp-<size>.json.
 """
@@ -132,12 +132,12 @@ def served(payload: dict[str, Any]) -> object:
     return payload.get("artifact_id") or [a.get("artifact_id") for a in payload.get("artifacts", [])]
 
 
-def rss_of(pid: int) -> float:
-    """VmRSS of one process, MiB."""
+def rss_of(pid: int, field: str = "VmRSS") -> float:
+    """VmRSS of one process (or another /proc status field: RssAnon, RssFile), MiB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return round(int(line.split()[1]) / 1024, 1)
-    raise RuntimeError("no VmRSS")
+    raise RuntimeError(f"no {field}")
 
 
 def context_switches(pid: int) -> int:
@@ -286,6 +286,7 @@ async def measure_memory(inst: Path, ids: list[str], queries: list[str], calls: 
     t0 = time.perf_counter()
     async with sdk_session(inst) as (session, _, pid):
         samples[0] = rss_of(pid)
+        anon: dict[int, float] = {0: rss_of(pid, "RssAnon")}
         for i in range(1, calls + 1):
             pick = rng.random()
             if pick < 0.45:
@@ -298,10 +299,12 @@ async def measure_memory(inst: Path, ids: list[str], queries: list[str], calls: 
                 await session.call_tool("context_health", {})
             if i in (RSS_FIRST, calls) or i % 1000 == 0:
                 samples[i] = rss_of(pid)
+                anon[i] = rss_of(pid, "RssAnon")
     first = samples[min(RSS_FIRST, calls)]
     last = samples[calls]
     return {"calls": calls, "load_1min": load, "load_1min_after": bench_reads.load_avg(),
             "wall_s": round(time.perf_counter() - t0, 1), "rss_mb": samples,
+            "rss_anon_mb": anon,
             "after_first_mb": first, "at_end_mb": last,
             "growth_pct": round((last - first) / first * 100, 1)}
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict, RootModel
 from revetly_core.answers import ANSWER_TYPES
+
+from revetly_mcp.json_text import indented_json
 
 
 class RefusalBody(BaseModel):
@@ -42,7 +43,7 @@ def answer_or_refusal(tool: str) -> type[RootModel[Any]]:
 
 def payload_text(payload: dict[str, Any]) -> str:
     """The payload as text content: the same bytes `revetly ... --json` prints."""
-    return json.dumps(payload, indent=2, sort_keys=False, ensure_ascii=False)
+    return indented_json(payload)
 
 
 def tool_result(payload: dict[str, Any]) -> CallToolResult:

@@ -9,6 +9,9 @@ each read in exactly one function here so nothing else in revetly_mcp touches a 
   the SDK will before the body runs (MCPServer.list_tools gives the wire shape only).
 - ``connection_of``: the per-client connection behind the per-request ServerSession, the one
   key that lives as long as the client (per-connection state, handshake state).
+- ``publish_output_schema_only``: a tool's outputSchema stays listed while the SDK stops
+  validating every answer against it again (decisions/0038). FuncMetadata's fields are public
+  and read live, but what an absent output model means is the SDK's behaviour, so it is here.
 
 When the SDK publishes any of these, replace the body here and nowhere else.
 """
@@ -38,3 +41,9 @@ def connection_of(rctx: ServerRequestContext[Any, Any]) -> Any:
     """The connection a request came on (one per client; the SDK makes a ServerSession per
     request), or the session itself on an SDK that keeps none."""
     return getattr(rctx.session, "_connection", rctx.session)
+
+
+def publish_output_schema_only(tool: Tool) -> None:
+    """Keep the tool's outputSchema listed, but stop the SDK validating each answer against it:
+    mcp 2.3 validates a returned CallToolResult only while its FuncMetadata holds an output model."""
+    tool.fn_metadata.output_model = None

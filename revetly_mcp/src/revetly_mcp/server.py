@@ -40,7 +40,7 @@ from revetly_mcp.protocol import (
     unknown_tool_error,
 )
 from revetly_mcp.schemas import answer_or_refusal, payload_text, tool_result
-from revetly_mcp.sdk_seam import lowlevel_server
+from revetly_mcp.sdk_seam import lowlevel_server, publish_output_schema_only
 from revetly_mcp.session import Sessions
 from revetly_mcp.transport import DEFAULT_MAX_FRAME, serve_stdio_guarded, strict_id
 
@@ -126,13 +126,18 @@ class RevetlyServer:
     # ------------------------------------------------------------------ registration
     def _register_tools(self) -> None:
         """Every tool the surface serves, registered from its declaration in core's registry:
-        a gated write renders the review gate, every other tool is one Surface.call."""
+        a gated write renders the review gate, every other tool is one Surface.call. Each
+        answer is a typed payload of its outputSchema already (decisions/0018), so the SDK
+        publishes the schema without validating every answer against it again (0038)."""
         for name in self.surface.served():
             spec = tool_spec(name)
             body: ToolBody = self.gate.gated if spec.opens_review else self.answer
             self.mcp.tool(name=name, title=spec.title, description=spec.description,
                           annotations=annotations_of(spec),
                           meta=spec.meta() or None)(tool_function(spec, body))
+            tool = registered_tool(self.mcp, name)
+            if tool is not None:
+                publish_output_schema_only(tool)
 
     def _register_prompts(self) -> None:
         def make(name: str, argument: str) -> Callable[..., list[UserMessage]]:
