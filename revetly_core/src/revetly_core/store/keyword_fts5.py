@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from revetly_core.store.batches import ID_BATCH
 from revetly_core.store.keyword import (
@@ -220,23 +220,22 @@ class Fts5Searcher(KeywordSearcher):
                                   (phrase_expression(pairs),))
         return {wanted[r]: -float(score) for r, score in rows if r in wanted}
 
+    def _docs_pairs(self, key: str, value: str, keys: list[str] | list[int]) -> list[tuple[Any, Any]]:
+        """(key, value) of each docs row whose ``key`` column is one of ``keys``, read in batches."""
+        out: list[tuple[Any, Any]] = []
+        for start in range(0, len(keys), ID_BATCH):
+            part = keys[start:start + ID_BATCH]
+            out.extend(self._conn.execute(
+                f"SELECT {key}, {value} FROM docs WHERE {key} IN ({','.join('?' * len(part))})", part))
+        return out
+
     def _rowids_of(self, ids: list[str]) -> dict[str, int]:
         """document id -> rowid, for the ids the docs table holds."""
-        out: dict[str, int] = {}
-        for start in range(0, len(ids), ID_BATCH):
-            part = ids[start:start + ID_BATCH]
-            out.update((str(i), int(r)) for i, r in self._conn.execute(
-                f"SELECT id, rowid FROM docs WHERE id IN ({','.join('?' * len(part))})", part))
-        return out
+        return {str(i): int(r) for i, r in self._docs_pairs("id", "rowid", ids)}
 
     def _ids_of(self, rowids: list[int]) -> dict[int, str]:
         """rowid -> document id, for the rowids the docs table holds."""
-        out: dict[int, str] = {}
-        for start in range(0, len(rowids), ID_BATCH):
-            part = rowids[start:start + ID_BATCH]
-            out.update((int(r), str(i)) for r, i in self._conn.execute(
-                f"SELECT rowid, id FROM docs WHERE rowid IN ({','.join('?' * len(part))})", part))
-        return out
+        return {int(r): str(i) for r, i in self._docs_pairs("rowid", "id", rowids)}
 
     def _query_table_joined(self, table: str, expression: str, limit: int) -> list[tuple[str, float]]:
         rows = self._conn.execute(
