@@ -26,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +107,34 @@ def start_fake() -> tuple[subprocess.Popen[bytes], str]:
     raise RuntimeError("the fake LLM never answered")
 
 
+@contextmanager
+def fake_llm() -> Iterator[str]:
+    """The local fake model server for the whole run (its base URL), stopped however it ends."""
+    fake, base = start_fake()
+    try:
+        yield base
+    finally:
+        fake.terminate()
+        fake.wait()
+
+
+def sized_arguments(default_sizes: str, description: str | None) -> argparse.ArgumentParser:
+    """The options every full-instance bench takes: --sizes, --cache-dir, --results-dir."""
+    ap = argparse.ArgumentParser(description=description,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default=default_sizes, type=bench_pass.parse_sizes)
+    ap.add_argument("--cache-dir", type=Path, default=bench_pass.BENCH_DIR / ".cache")
+    ap.add_argument("--results-dir", type=Path, default=bench_pass.BENCH_DIR / "results")
+    return ap
+
+
+def write_report(results_dir: Path, name: str, report: dict[str, Any]) -> None:
+    """Close a size's report with the load after it, print it, and write ``name-SIZE.json``."""
+    report["load_after"] = os.getloadavg()[0]
+    print(f"[{report['size']}] {json.dumps(report)}", flush=True)
+    (results_dir / f"{name}-{report['size']}.json").write_text(json.dumps(report, indent=1) + "\n")
+
+
 def timed_pass(inst: Path) -> dict[str, Any]:
     env = {**os.environ, "FAKE_LLM_TOKEN": TOKEN}
     out = subprocess.run([sys.executable, "-c", CHILD_PASS, str(inst)], check=True,
@@ -149,16 +179,10 @@ def read_latencies(insts: dict[str, Path], queries: list[str], ids: list[str],
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", default="200", type=bench_pass.parse_sizes)
-    ap.add_argument("--cache-dir", type=Path, default=bench_pass.BENCH_DIR / ".cache")
-    ap.add_argument("--results-dir", type=Path, default=bench_pass.BENCH_DIR / "results")
-    args = ap.parse_args(argv)
+    args = sized_arguments("200", __doc__).parse_args(argv)
     gen = bench_pass.resolve_gen(None)
     args.results_dir.mkdir(parents=True, exist_ok=True)
-    fake, base = start_fake()
-    try:
+    with fake_llm() as base:
         for size in args.sizes:
             source, _ = bench_pass.prepare_instance(size, gen, args.cache_dir.resolve(), False)
             report: dict[str, Any] = {"size": size, "load_before": os.getloadavg()[0]}
@@ -181,13 +205,7 @@ def main(argv: list[str] | None = None) -> int:
                                                / episodes * 1000)}}
                 report.update(read_latencies(insts, bench_reads.load_queries(gen, QUERIES),
                                              instance_ids(insts["lite"])[:QUERIES], Path(tmp)))
-            report["load_after"] = os.getloadavg()[0]
-            print(f"[{size}] {json.dumps(report)}", flush=True)
-            (args.results_dir / f"full-{size}.json").write_text(json.dumps(report, indent=1)
-                                                                + "\n")
-    finally:
-        fake.terminate()
-        fake.wait()
+            write_report(args.results_dir, "full", report)
     return 0
 
 

@@ -24,8 +24,6 @@ bench/results/full-reads-<size>.json; see bench/README.md.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import shutil
 import sys
@@ -119,17 +117,11 @@ def full_answers(inst: Path, gen: bench_pass.Generator) -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", default="10000", type=bench_pass.parse_sizes)
-    ap.add_argument("--cache-dir", type=Path, default=bench_pass.BENCH_DIR / ".cache")
-    ap.add_argument("--results-dir", type=Path, default=bench_pass.BENCH_DIR / "results")
-    args = ap.parse_args(argv)
+    args = bench_full.sized_arguments("10000", __doc__).parse_args(argv)
     gen = bench_pass.resolve_gen(None)
     args.results_dir.mkdir(parents=True, exist_ok=True)
-    fake, base = bench_full.start_fake()
     os.environ["FAKE_LLM_TOKEN"] = bench_full.TOKEN
-    try:
+    with bench_full.fake_llm() as base:
         for size in args.sizes:
             source, _ = bench_pass.prepare_instance(size, gen, args.cache_dir.resolve(), False)
             report: dict[str, Any] = {"size": size, "load_before": os.getloadavg()[0]}
@@ -153,13 +145,7 @@ def main(argv: list[str] | None = None) -> int:
                 report["load_reads"] = os.getloadavg()[0]
                 report.update(bench_full.read_latencies(
                     insts, queries, every[:: max(1, len(every) // QUERIES)][:QUERIES], Path(tmp)))
-            report["load_after"] = os.getloadavg()[0]
-            print(f"[{size}] {json.dumps(report)}", flush=True)
-            (args.results_dir / f"full-reads-{size}.json").write_text(
-                json.dumps(report, indent=1) + "\n")
-    finally:
-        fake.terminate()
-        fake.wait()
+            bench_full.write_report(args.results_dir, "full-reads", report)
     return 0
 
 

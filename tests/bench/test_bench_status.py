@@ -3,10 +3,7 @@ answer on the same work tree (no timing asserted)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
-
-import pytest
 
 from tests.core.gitrepo import GitRepo
 from tests.support.scripts import load_script
@@ -15,7 +12,6 @@ bench = load_script("revetly_bench_status",
                     Path(__file__).resolve().parents[2] / "bench" / "bench_status.py")
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="no git executable on PATH")
 def test_every_way_reports_the_one_edited_file(tmp_path: Path) -> None:
     g = GitRepo(tmp_path / "inst")
     for i in range(3):

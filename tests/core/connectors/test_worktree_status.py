@@ -25,8 +25,15 @@ from revetly_core.connectors.worktree_status import (
 
 from tests.core.gitrepo import GitRepo
 
-GIT = shutil.which("git")
-needs_git = pytest.mark.skipif(GIT is None, reason="no git executable on PATH")
+
+def git_executable() -> str:
+    """The git on PATH: these tests compare its status with libgit2's, so it must be there (it
+    is the tool that cloned this repository)."""
+    found = shutil.which("git")
+    assert found is not None, "these tests need git on PATH"
+    return found
+
+
 BODY = "---\nid: STORY-1\ntitle: One\n---\nfirst\n"
 
 
@@ -42,8 +49,7 @@ def committed(tmp_path: Path) -> GitRepo:
 def both(g: GitRepo) -> tuple[list[str], list[str]]:
     """(what `git status` reports, what libgit2 reports), each sorted."""
     repo = pygit2.Repository(str(g.root))
-    assert GIT is not None
-    by_git = git_status_paths(GIT, str(g.root))
+    by_git = git_status_paths(git_executable(), str(g.root))
     assert by_git is not None
     return sorted(by_git), sorted(libgit2_status_paths(repo))
 
@@ -116,7 +122,6 @@ CHANGES = [
 ]
 
 
-@needs_git
 @pytest.mark.parametrize(("change", "expected"), CHANGES, ids=[c.__name__ for c, _ in CHANGES])
 def test_git_and_libgit2_both_report_each_change_a_user_can_make(
     tmp_path: Path, change: object, expected: list[str]
@@ -127,14 +132,12 @@ def test_git_and_libgit2_both_report_each_change_a_user_can_make(
     assert both(g) == (expected, expected)
 
 
-@needs_git
 def test_an_ignored_file_is_reported_by_neither(tmp_path: Path) -> None:
     g = committed(tmp_path)
     g.write("scratch/STORY-5.md", BODY)
     assert both(g) == ([], [])
 
 
-@needs_git
 def test_an_edit_keeping_the_size_and_the_mtime_is_still_reported(tmp_path: Path) -> None:
     """The file's own stat data is not all that is compared: its change time moved."""
     g = committed(tmp_path)
@@ -172,7 +175,6 @@ def test_libgit2_answers_when_git_fails(tmp_path: Path) -> None:
     assert reported_paths(repo, git=str(failing)) == ["backlog/STORY-3.md"]
 
 
-@needs_git
 def test_a_git_dir_in_the_environment_does_not_send_status_elsewhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -187,7 +189,6 @@ def test_a_git_dir_in_the_environment_does_not_send_status_elsewhere(
     assert reported_paths(repo) == ["backlog/STORY-3.md"]
 
 
-@needs_git
 def test_git_status_takes_no_lock_on_the_index(tmp_path: Path) -> None:
     """A background pass never holds index.lock: the user's own git keeps working."""
     g = committed(tmp_path)
@@ -195,8 +196,7 @@ def test_git_status_takes_no_lock_on_the_index(tmp_path: Path) -> None:
     before = index.stat().st_mtime_ns
     time.sleep(0.01)
     later_mtime(g.root / "backlog/STORY-2.md")  # git would refresh this entry if it could
-    assert GIT is not None
-    assert git_status_paths(GIT, str(g.root)) == []
+    assert git_status_paths(git_executable(), str(g.root)) == []
     assert index.stat().st_mtime_ns == before
 
 
@@ -246,7 +246,6 @@ def mutate(g: GitRepo, op: tuple[str, int, int], step: int) -> None:
         g.commit(f"step {step}")
 
 
-@needs_git
 @settings(max_examples=30, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(OPS)

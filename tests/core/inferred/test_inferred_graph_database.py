@@ -37,9 +37,7 @@ def test_open_graph_opens_the_database_it_is_given_on_the_path_it_is_given(
     async def episodes() -> Any:
         try:
             await graph.prepare()
-            records, _, _ = await graph.driver.execute_query(
-                "MATCH (e:Episodic) RETURN count(e) AS n")
-            return records[0]["n"]
+            return await graph.episode_count()
         finally:
             await graph.close()
 

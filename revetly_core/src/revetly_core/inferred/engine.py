@@ -119,6 +119,11 @@ class InferredGraph:
         """Drop an episode and what only it supported (a re-read artifact's old extraction)."""
         await self.graphiti.remove_episode(episode_uuid)
 
+    async def episode_count(self) -> int:
+        """How many episodes the graph holds."""
+        records, _, _ = await self.driver.execute_query("MATCH (e:Episodic) RETURN count(e) AS n")
+        return int(records[0]["n"])
+
     async def close(self) -> None:
         await self.graphiti.close()  # type: ignore[no-untyped-call]
 
