@@ -10,6 +10,7 @@ engine loads inside the command.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 from inspect import Parameter, Signature
 from typing import Annotated, Any
 
@@ -44,24 +45,44 @@ def command_signature(params: list[CommandParam], order: tuple[str, ...] = ()) -
     return Signature([*listed, as_json])
 
 
-def twin_command(tool: str, twin: CliTwin) -> Callable[..., None]:
-    """The function typer registers for one twin: its values in, the answer printed."""
-    def command(**values: Any) -> None:
+class TwinCommand:
+    """The callable typer registers for one twin: its values in, the answer printed. Its
+    signature (what typer reads the command's values from) is built the first time typer asks,
+    so a command line that names one command builds only that command's values
+    (decisions/0038)."""
+
+    def __init__(self, tool: str, twin: CliTwin) -> None:
+        self.tool = tool
+        self.twin = twin
+        self.__name__ = self.__qualname__ = twin.command.replace(" ", "_").replace("-", "_")
+        self.__doc__ = None  # the help is the twin's, given to typer on registration
+
+    @cached_property
+    def __signature__(self) -> Signature:
+        """The twin's values as keyword parameters, read by inspect.signature."""
+        return command_signature(command_params(self.tool, self.twin), self.twin.order)
+
+    @cached_property
+    def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]  # read by get_type_hints
+        """The parameters' annotations, as a function with that signature would hold them."""
+        return {p.name: p.annotation for p in self.__signature__.parameters.values()}
+
+    def __call__(self, **values: Any) -> None:
+        twin = self.twin
         as_json: bool = values.pop("as_json")
         instance: str | None = values.pop("instance")
         from revetly_core.surface.command_answer import answer_command, refused_by_status
 
-        payload = run_core(lambda: answer_command(instance, tool, twin, values), as_json)
+        payload = run_core(lambda: answer_command(instance, self.tool, twin, values), as_json)
         show_payload(payload, as_json, twin.renderer,
                      **{name: values[name] for name in twin.renderer_options})
         if refused_by_status(twin, payload):
             raise typer.Exit(EXIT_REFUSED)
 
-    signature = command_signature(command_params(tool, twin), twin.order)
-    command.__name__ = command.__qualname__ = twin.command.replace(" ", "_").replace("-", "_")
-    command.__signature__ = signature  # type: ignore[attr-defined]  # read by inspect.signature
-    command.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
-    return command
+
+def twin_command(tool: str, twin: CliTwin) -> Callable[..., None]:
+    """The callable typer registers for one twin (its signature built on first use)."""
+    return TwinCommand(tool, twin)
 
 
 def _group(app: typer.Typer, name: str) -> typer.Typer:

@@ -9,7 +9,6 @@ from inspect import Parameter, Signature
 from typing import Annotated, Any
 
 import anyio
-import anyio.to_thread
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer, UserMessage
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
@@ -29,6 +28,7 @@ from revetly_core.surface import (
 )
 
 from revetly_core import Engine, Refusal, __version__
+from revetly_mcp.core_worker import CoreWorker
 from revetly_mcp.gate import GateRenderer, declaration_of, register_review_app
 from revetly_mcp.protocol import (
     argument_problem,
@@ -99,7 +99,7 @@ class RevetlyServer:
             surface = engine if isinstance(engine, Surface) else Surface(engine, project)
         self.surface = surface
         self.sessions = Sessions()
-        self.limiter = anyio.CapacityLimiter(1)
+        self.worker = CoreWorker()
         self.mcp = MCPServer("revetly", version=__version__, instructions=INSTRUCTIONS)
         self.gate = GateRenderer(self)
         self.mcp.middleware.append(self._middleware)
@@ -110,8 +110,9 @@ class RevetlyServer:
 
     # ------------------------------------------------------------------ calling core
     async def core(self, call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """Run one core call off the event loop, one at a time."""
-        return await anyio.to_thread.run_sync(call, limiter=self.limiter)
+        """Run one core call off the event loop, one at a time, in the server's one worker
+        thread (decisions/0038)."""
+        return await self.worker.run(call)
 
     async def answer(self, name: str, ctx: Context, **arguments: Any) -> CallToolResult:
         """The generic tool body: one Surface.call, its payload as the result."""

@@ -23,6 +23,8 @@ from mcp.shared.message import SessionMessage
 from mcp.types import INVALID_REQUEST, PARSE_ERROR, jsonrpc_message_adapter
 from pydantic import ValidationError
 
+from revetly_mcp.wire_line import message_line
+
 DEFAULT_MAX_FRAME = 1024 * 1024
 """The longest line (in bytes, newline excluded) the transport reads as one message."""
 
@@ -318,8 +320,7 @@ async def _serve(
     async def writer() -> None:
         async with out_recv:
             async for session_message in out_recv:
-                text = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                await write(text.encode("utf-8") + b"\n")
+                await write(message_line(session_message.message))
 
     with nonblocking([fd for fd in (pipe_in, pipe_out) if fd is not None]):
         async with anyio.create_task_group() as group:

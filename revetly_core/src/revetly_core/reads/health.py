@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from revetly_core.inferred.instance import is_full
 from revetly_core.reads.outside import outside_counts
-from revetly_core.store.inferred import InferredStore
 
 if TYPE_CHECKING:
     from revetly_core.answers.common import Freshness
     from revetly_core.answers.health import HealthAnswer, SourceHealth
     from revetly_core.config import Config
+    from revetly_core.store.inferred import InferredStore
     from revetly_core.store.protocols import KeywordIndex, Store
 
 
@@ -97,7 +97,9 @@ def context_health(config: Config, store: Store, index: KeywordIndex) -> HealthA
     if unparsed:
         payload["criteria_unparsed"] = unparsed
     payload["outside_backlog"] = outside_counts(store)
-    if is_full(config):
+    if is_full(config):  # the inferred store is read on a full instance only
+        from revetly_core.store.inferred import InferredStore
+
         payload["inferred"] = inferred_health(InferredStore(index.directory), revision)
     return payload
 

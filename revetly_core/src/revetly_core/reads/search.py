@@ -25,7 +25,6 @@ from revetly_core.reads.search_recipe import (
 )
 from revetly_core.reads.text import best_passage, query_words, query_words_in, summary
 from revetly_core.refusal import Refusal
-from revetly_core.store.inferred import InferredStore
 from revetly_core.store.stopwords import STOPWORDS
 
 if TYPE_CHECKING:
@@ -298,6 +297,8 @@ def search_context(
     second = _feedback_leg(store, searcher, units, first, share) if share > 0 else []
     near = ranking.leg_share(config.ranking, "semantic")
     full = is_full(config)
+    if full:  # the inferred store is read on a full instance only; a lite read never loads it
+        from revetly_core.store.inferred import InferredStore
     recipe = ranking.leg_share(config.ranking, "recipe") if full else 0.0
     vector = semantic.query_vector(config, text) if full and (near > 0 or recipe > 0) else None
     meaning = semantic.semantic_leg(config, index.directory, text, POOL, vector) if near > 0 else []
