@@ -11,10 +11,11 @@ from tests.core.gitrepo import Instance, env_without_instance, md
 HEAVY = ("pydantic", "pydantic_core", "yaml", "networkx", "pygit2", "rich", "typer", "mcp",
          "numpy", "httpx", "whoosh.index", "whoosh.searching", "revetly_core.config_schema",
          "revetly_core.markdown.frontmatter", "revetly_core.answers", "revetly_core.store.protocols",
-         "revetly_core.instance.scaffold")
+         "revetly_core.instance.scaffold", "revetly_core.store.inferred")
 """Modules a search never needs (whoosh's Porter stemmer is the query's analysis, so it may load;
 whoosh's index and searcher belong to the whoosh backend only; the answer types and the store's
-protocols are annotations, imported for the type checker only)."""
+protocols are annotations, imported for the type checker only; the inferred store is read on a
+full instance only)."""
 
 PROBE = """
 import json, sys
