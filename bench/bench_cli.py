@@ -17,7 +17,11 @@ every module on every start), then runs, interleaved, N fresh processes of each 
   line (the CLI's own share of a start: typer and our modules, no engine loaded);
 - `typer_adapters`: python imports what typer 0.2x loads to coerce an invoked command's values
   (pydantic and `typer._adapters`): the part of typer's share that the start above leaves out;
-- `python`: `python3 -c pass` (the interpreter's floor).
+- `python`: `python3 -c pass` (the interpreter's floor);
+- with `--against DIR` (a checkout or `git archive` of other code, e.g. the commit before a
+  change): `against`, the same `revetly search` line run from DIR's three packages (put first on
+  PYTHONPATH, their bytecode written first), so a before/after pair is measured side by side in
+  one run, and the ratio ours / against.
 
 It reports the median wall and CPU (user + system, from `os.wait4`) of each, the ratios ours/bare,
 the 1-minute load average before and after, and the top `-X importtime` entries of one `ours`
@@ -68,6 +72,20 @@ def ensure_synced(inst: Path) -> None:
         sys.exit(f"bench: revetly sync failed on {inst}: {proc.stdout[-500:]}{proc.stderr[-500:]}")
 
 
+def against_env(tree: Path) -> dict[str, str]:
+    """The environment that runs the CLI from another checkout's three packages."""
+    paths = [str(tree / package / "src") for package in ("revetly_core", "revetly_cli", "revetly_mcp")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+
+
+def compile_tree(tree: Path) -> None:
+    """Write the bytecode of another checkout's packages, as compile_packages does for ours."""
+    import compileall
+
+    for package in ("revetly_core", "revetly_cli", "revetly_mcp"):
+        compileall.compile_dir(str(tree / package / "src"), quiet=1)
+
+
 def search_argv(inst: Path, query: str) -> list[str]:
     return [*revetly_command(), "search", query, "--json", "--instance", str(inst)]
 
@@ -110,6 +128,10 @@ def bench_size(size: int, args: argparse.Namespace, gen: bench_pass.Generator) -
         "typer_adapters": lambda: raw_fts5.run_process([sys.executable, "-c", PYDANTIC_CODE]),
         "python": lambda: raw_fts5.run_process([sys.executable, "-c", "pass"]),
     }
+    if args.against is not None:
+        compile_tree(args.against)
+        env = against_env(args.against)
+        commands["against"] = lambda: raw_fts5.run_process(ours_argv, env=env)
     for run in commands.values():  # warm the page cache
         if run().returncode != 0:
             sys.exit("bench: a measured process failed on its warm-up run")
@@ -122,10 +144,18 @@ def bench_size(size: int, args: argparse.Namespace, gen: bench_pass.Generator) -
     medians = {name: median_of(series) for name, series in runs.items()}
     ratio = {measure: round(medians["ours"][measure] / medians["bare"][measure], 2)
              for measure in ("wall_s", "cpu_s")}
+    against = None
+    if "against" in medians:
+        against = {"code": str(args.against),
+                   "over_bare": {m: round(medians["against"][m] / medians["bare"][m], 2)
+                                 for m in ("wall_s", "cpu_s")},
+                   "ours_over_against": {m: round(medians["ours"][m] / medians["against"][m], 3)
+                                         for m in ("wall_s", "cpu_s")}}
     return {
         "size": size, "query": args.query, "runs": args.runs, "files": build.files,
         "load_1min_before": round(load_before, 2), "load_1min_after": round(load_after, 2),
-        "median": medians, "ours_over_bare": ratio, "target_ratio": TARGET_RATIO,
+        "median": medians, "ours_over_bare": ratio, "against": against,
+        "target_ratio": TARGET_RATIO,
         "within_target": all(v <= TARGET_RATIO for v in ratio.values()),
         "importtime_top": import_profile(ours_argv, args.top),
         "command": ours_argv,
@@ -137,11 +167,17 @@ def print_result(r: dict[str, Any]) -> None:
     print(f"\n[{r['size']}] {r['runs']} runs each, load average {r['load_1min_before']} → "
           f"{r['load_1min_after']}")
     print(f"{'process':<16}{'wall s':>10}{'CPU s':>10}")
-    for name in ("ours", "bare", "cli_start", "typer_adapters", "python"):
-        print(f"{name:<16}{m[name]['wall_s']:>10.4f}{m[name]['cpu_s']:>10.4f}")
+    for name in ("ours", "against", "bare", "cli_start", "typer_adapters", "python"):
+        if name in m:
+            print(f"{name:<16}{m[name]['wall_s']:>10.4f}{m[name]['cpu_s']:>10.4f}")
     ratio = r["ours_over_bare"]
     print(f"ours / bare: wall {ratio['wall_s']}×, CPU {ratio['cpu_s']}× "
           f"(target ≤ {r['target_ratio']}×: {'met' if r['within_target'] else 'not met'})")
+    if r["against"]:
+        a = r["against"]
+        print(f"against ({a['code']}) / bare: wall {a['over_bare']['wall_s']}×, CPU "
+              f"{a['over_bare']['cpu_s']}×; ours / against: wall {a['ours_over_against']['wall_s']}, "
+              f"CPU {a['ours_over_against']['cpu_s']}")
     print("top imports of one `revetly search --json` (cumulative ms):")
     for e in r["importtime_top"]:
         print(f"  {e['cumulative_ms']:>8.1f}  {e['module']}")
@@ -160,6 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--results-dir", type=Path, default=BENCH_DIR / "results",
                     help="where cli-<size>.json goes (default bench/results)")
     ap.add_argument("--regen", action="store_true", help="regenerate instances even when cached")
+    ap.add_argument("--against", type=Path, default=None,
+                    help="another checkout whose `revetly search` runs beside ours (before/after)")
     return ap
 
 
@@ -167,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     args, _unknown = build_parser().parse_known_args(argv)  # nox hands every bench the same options
     args.cache_dir = args.cache_dir.resolve()
     args.results_dir = args.results_dir.resolve()
+    args.against = args.against.resolve() if args.against is not None else None
     args.results_dir.mkdir(parents=True, exist_ok=True)
     gen = bench_pass.resolve_gen(args.gen)
     for size in args.sizes:

@@ -16,6 +16,11 @@ of a shared machine weighs on both sides of each ratio alike:
   the server's tool body runs), the SDK client over stdio, and a plain JSON-RPC line client on
   the pipes (the server's and the pipe's share, without the client library's validation), and
   that server's context switches per call (every thread's, from /proc);
+- with --against DIR (repeatable; e.g. a `git archive` of the commit before a change): instead of
+  the above, this code's server beside one served from each DIR, line clients on all, each call
+  asked of the core in process and of every server back to back (the order rotated per call),
+  --rounds times over the ids and the queries: per server the p50 wall overhead over the core
+  call and its CPU per call from /proc beside the core call's own CPU;
 - memory: a fresh server, --calls mixed calls through the SDK client (45% get_artifact, 40%
   search_context, 10% list_backlog, 5% context_health), its VmRSS (and the anonymous share of
   it, RssAnon: heap, not pages of files) after the first 100 calls, every 1,000, and at the end.
@@ -67,12 +72,12 @@ mcp.run()
 class StdioServer:
     """`revetly-mcp` as a subprocess spoken to in raw JSON-RPC lines."""
 
-    def __init__(self, inst: Path) -> None:
+    def __init__(self, inst: Path, env: dict[str, str] | None = None) -> None:
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "revetly_mcp", "--instance", str(inst)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env=bench_pass.child_env(),
+            env=env or bench_pass.child_env(),
         )
         self.next_id = 0
 
@@ -278,6 +283,100 @@ async def measure_round_trips(inst: Path, ids: list[str], queries: list[str]) ->
     return out
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of every thread of one process so far (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def code_env(tree: Path) -> dict[str, str]:
+    """The environment that serves from another checkout's three packages (first on PYTHONPATH)."""
+    paths = [str(tree / package / "src") for package in ("revetly_core", "revetly_mcp", "revetly_cli")]
+    return {**os.environ, **(bench_pass.child_env() or {}), "PYTHONPATH": os.pathsep.join(paths)}
+
+
+def side_by_side_servers(inst: Path, trees: list[Path], ids: list[str], queries: list[str],
+                         rounds: int) -> dict[str, Any]:
+    """This code's server beside one per other checkout, line clients on each: every call is
+    asked of the core in process and of every server back to back, the order rotated per call;
+    per server the p50 of the per-call wall differences and its CPU per call from /proc, beside
+    the core call's own CPU (decisions/0038)."""
+    import compileall
+
+    from revetly_core.surface import Surface
+
+    for tree in trees:
+        for package in ("revetly_core", "revetly_mcp", "revetly_cli"):
+            compileall.compile_dir(str(tree / package / "src"), quiet=1)
+    names = ["this", *(str(t) for t in trees)]
+    surface = Surface.open(inst)
+    servers = [StdioServer(inst), *(StdioServer(inst, code_env(t)) for t in trees)]
+    out: dict[str, Any] = {"servers": names, "rounds": rounds}
+    try:
+        for server in servers:
+            server.initialize()
+        for name, key, values in (("get_artifact", "artifact_id", ids),
+                                  ("search_context", "query", queries)):
+            calls = [{key: v} for v in values]
+            for arguments in calls[:WARMUP]:
+                surface.call(name, arguments)
+                for server in servers:
+                    server.call(name, arguments)
+            load = bench_reads.load_avg()
+            walls: list[list[float]] = [[] for _ in range(len(servers) + 1)]
+            core_cpu = 0.0
+            mismatched = 0
+            cpu0 = [cpu_seconds(server.proc.pid) for server in servers]
+            turn = 0
+            for _ in range(rounds):
+                for arguments in calls:
+                    order = list(range(len(servers) + 1))
+                    order = order[turn % len(order):] + order[:turn % len(order)]
+                    turn += 1
+                    results = []
+                    for j in order:
+                        if j == 0:
+                            c0, t0 = time.process_time(), time.perf_counter()
+                            surface.call(name, arguments)
+                            walls[0].append(time.perf_counter() - t0)
+                            core_cpu += time.process_time() - c0
+                        else:
+                            sec, answer = servers[j - 1].call(name, arguments)
+                            walls[j].append(sec)
+                            results.append(json.dumps(answer.get("result"), sort_keys=True))
+                    mismatched += len(set(results)) > 1
+            n = rounds * len(calls)
+            core_ms = core_cpu / n * 1000
+            per: dict[str, Any] = {}
+            for j, server in enumerate(servers, 1):
+                diffs = [(o - c) * 1000 for c, o in zip(walls[0], walls[j], strict=True)]
+                cpu_ms = (cpu_seconds(server.proc.pid) - cpu0[j - 1]) / n * 1000
+                per[names[j - 1]] = {"wall_p50_ms": round(statistics.median(walls[j]) * 1000, 2),
+                                     "overhead_p50_ms": round(statistics.median(diffs), 2),
+                                     "cpu_per_call_ms": round(cpu_ms, 2),
+                                     "cpu_above_core_ms": round(cpu_ms - core_ms, 2)}
+            out[name] = {"calls": n, "load_1min": load, "load_1min_after": bench_reads.load_avg(),
+                         "core_wall_p50_ms": round(statistics.median(walls[0]) * 1000, 2),
+                         "core_cpu_per_call_ms": round(core_ms, 2), "servers": per,
+                         "answers_differing": mismatched}
+    finally:
+        for server in servers:
+            server.close()
+    return out
+
+
+def print_side_by_side(result: dict[str, Any]) -> None:
+    for name in ("get_artifact", "search_context"):
+        r = result[name]
+        print(f"  {name}: {r['calls']} calls, load {r['load_1min']:.1f} -> {r['load_1min_after']:.1f}, "
+              f"core p50 {r['core_wall_p50_ms']} ms, core CPU {r['core_cpu_per_call_ms']} ms/call, "
+              f"answers differing {r['answers_differing']}", flush=True)
+        for server, m in r["servers"].items():
+            print(f"    {server}: p50 {m['wall_p50_ms']} ms (+{m['overhead_p50_ms']}), CPU "
+                  f"{m['cpu_per_call_ms']} ms/call (+{m['cpu_above_core_ms']} above the core call)",
+                  flush=True)
+
+
 async def measure_memory(inst: Path, ids: list[str], queries: list[str], calls: int) -> dict[str, Any]:
     """A fresh server's VmRSS after the first RSS_FIRST mixed calls, every 1,000, and at the end."""
     rng = random.Random(7)
@@ -368,6 +467,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="mixed calls of the memory run (0: no memory run)")
     ap.add_argument("--starts", type=int, default=7, help="spawn -> initialize runs of each kind")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    ap.add_argument("--against", type=Path, action="append", default=[],
+                    help="another checkout served beside this code's server (repeatable): only "
+                    "the side-by-side round trips are measured")
+    ap.add_argument("--rounds", type=int, default=6,
+                    help="with --against: rounds over the 200 ids and the 50 queries")
     # the other bench scripts' options, accepted so `nox -s bench -- ...` can pass the same ones
     ap.add_argument("--status-runs", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--profile", action="store_true", help=argparse.SUPPRESS)
@@ -378,6 +482,20 @@ def main(argv: list[str] | None = None) -> int:
     args.results_dir = args.results_dir.resolve()
     gen = bench_pass.resolve_gen(args.gen)
     queries = bench_reads.load_queries(gen, QUERY_COUNT)
+    if args.against:
+        for size in args.sizes:
+            inst, _meta, _ = bench_reads.ensure_synced(size, args, gen)
+            ids, _ = bench_reads.sample_ids(inst, size)
+            print(f"[{size}] bytecode of {bench_pass.compile_packages()} modules written", flush=True)
+            result = side_by_side_servers(inst, [t.resolve() for t in args.against], ids, queries,
+                                          args.rounds)
+            print_side_by_side(result)
+            args.results_dir.mkdir(parents=True, exist_ok=True)
+            path = args.results_dir / f"mcp-side-by-side-{size}.json"
+            path.write_text(json.dumps({"size": size, **result, "env": bench_pass.env_info()},
+                                       indent=1) + "\n")
+            print(f"[{size}] wrote {path}")
+        return 0
     rows = [bench_size(size, args, gen, queries) for size in args.sizes]
     missed = [t for r in rows for t in r["targets"] if not t["ok"]]
     return 1 if args.strict and missed else 0
