@@ -142,3 +142,16 @@ async def test_one_worker_serves_callers_of_two_loops_in_turn() -> None:
 
     await anyio.to_thread.run_sync(another_loop)
     assert other == [2]
+
+
+async def test_without_an_asyncio_loop_the_call_goes_to_anyios_worker_thread(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    worker = CoreWorker()
+    monkeypatch.setattr(core_worker, "asyncio_loop", lambda: None)  # as under trio
+    token = CALLER.set("bob")
+    try:
+        ran_in, caller = await worker.run(lambda: (threading.get_ident(), CALLER.get()))
+    finally:
+        CALLER.reset(token)
+    assert ran_in != threading.get_ident() and caller == "bob"
+    assert not worker.alive()  # the kept thread was never started

@@ -42,6 +42,14 @@ def settle(future: asyncio.Future[Any], value: Any, error: BaseException | None)
         future.set_result(value)
 
 
+def asyncio_loop() -> asyncio.AbstractEventLoop | None:
+    """The running asyncio loop, or None where the caller runs on another backend (trio)."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 class CoreWorker:
     """Runs callables one at a time in a thread of its own, awaited from an asyncio loop."""
 
@@ -56,9 +64,8 @@ class CoreWorker:
         """The call's value, computed in the worker thread; the caller's cancellation waits
         until the call has finished. Outside asyncio (trio) it is anyio's worker thread, still
         one call at a time."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
+        loop = asyncio_loop()
+        if loop is None:
             return await anyio.to_thread.run_sync(call, limiter=self._fallback)
         future: asyncio.Future[T] = loop.create_future()
         self._submit((contextvars.copy_context(), call, loop, future))
