@@ -284,3 +284,30 @@ def test_without_the_phrase_part_the_words_alone_order_the_rows(instance: Instan
     corpus.sync()
     assert ids(search(corpus, "heap soak"))[:2] == ["STORY-0001", "STORY-0002"]
 
+
+
+def _many_holding_both(instance: Instance) -> Instance:
+    g = instance.git
+    filler = " ".join(f"filler{i}" for i in range(60))
+    for n in range(1, 13):  # more rows hold both words than the all-words answer used to keep
+        g.write(f"backlog/STORY-{n:04d}.md", md(
+            f"STORY-{n:04d}", f"Monthly close {n}", "story",
+            f"The ledger is read. {filler}. A quartz clock ticks.",
+            status="ready", created="2025-01-10", updated="2025-01-10"))
+    for n in range(20, 40):
+        g.write(f"backlog/STORY-{n:04d}.md", md(
+            f"STORY-{n:04d}", f"Unrelated work {n}", "story", "Nothing of the query here.",
+            status="ready", created="2025-01-10", updated="2025-01-10"))
+    g.write("backlog/STORY-0050.md", md("STORY-0050", "Quartz oscillator", "story",
+                                        "Quartz quartz: the oscillator is quartz.",
+                                        status="ready", created="2025-01-10", updated="2025-01-10"))
+    g.commit("twelve rows with both words, one about one of them only", when=T0)
+    instance.sync()
+    return instance
+
+
+def test_a_row_missing_a_word_but_fitting_the_rest_better_ranks_first(instance: Instance) -> None:
+    """The keyword pool is any word from the start (`keyword_pool`, decision 0011): a row
+    that misses one query word can outrank rows that hold every word."""
+    corpus = _many_holding_both(instance)
+    assert ids(search(corpus, "ledger quartz"))[0] == "STORY-0050"

@@ -104,6 +104,11 @@ def link_count_signal(c: Candidate, w: float) -> float:
     return 1.0 + w * math.log1p(c.link_count)
 
 
+def reads_links(w: Mapping[str, float]) -> bool:
+    """Whether a search needs the link counts at all: at weight 0 the signal is 1 for every row."""
+    return w["link-count"] != 0
+
+
 RANK_LINK_METHODS = ("declared",)
 """The link methods whose links the link-count signal counts (`lifts_rank`)."""
 

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from revetly_core.answers.common import Absent
     from revetly_core.answers.search import Fact, LinkEntry, Passage, SearchAnswer, SearchArtifact
     from revetly_core.config import Config
-    from revetly_core.store.keyword import Alternatives
+    from revetly_core.store.keyword import Alternatives, Population
     from revetly_core.store.protocols import KeywordIndex, KeywordSearcher, Store
     from revetly_core.store.queries_search import HitRow, NeighbourLink
 
@@ -42,9 +42,6 @@ DEFAULT_LIMIT = 10
 POOL = MAX_LIMIT
 """Rows each leg gathers before the signals weigh them: fixed, so a search's top k is the
 prefix of its top k + n whatever limit asks for."""
-AND_ENOUGH = DEFAULT_LIMIT
-"""The keyword leg keeps its every-word answer when it finds at least this many rows, else
-widens to any word (fixed, never read from limit)."""
 FEEDBACK_ROWS = 3
 """How many of the first answer's best rows lend their distinctive words to the feedback leg."""
 FEEDBACK_TERMS = 3
@@ -111,6 +108,14 @@ def alias_units(query: str, aliases: dict[str, list[str]], searcher: KeywordSear
     for term in searcher.analyze(text):
         units.append([[term]])
     return units
+
+
+def keyword_pool(
+    searcher: KeywordSearcher, units: list[Alternatives], population: Population,
+) -> list[tuple[str, float]]:
+    """One population's pool: its POOL best rows by BM25 over any of the query's words, from the
+    start (a row that misses one word but fits the rest better outranks one that holds them all)."""
+    return searcher.search(units, POOL, any_unit=True, population=population)
 
 
 def feedback_terms(bodies: list[str], own: set[str], searcher: KeywordSearcher) -> list[str]:
@@ -289,8 +294,8 @@ def search_context(
     words = query_words(text)
     searcher = index.shared_searcher()
     units = alias_units(text, config.extraction.aliases, searcher)
-    first = searcher.search(units, POOL, enough=AND_ENOUGH, population="records")
-    commits = searcher.search(units, POOL, enough=AND_ENOUGH, population="commits")
+    first = keyword_pool(searcher, units, "records")
+    commits = keyword_pool(searcher, units, "commits")
     adjacency = ranking.leg_share(config.ranking, "phrase")
     if adjacency > 0:
         first, commits = _phrase_part(searcher, text, first, commits, adjacency)
@@ -410,7 +415,7 @@ def _rank(config: Config, store: Store, gathered: list[Gathered], query: str) ->
         held for held in (resolver.resolve(k) for k in named) if held is not None
     } if resolver is not None else set()
     ids = [g.hit.id for g in gathered]
-    link_counts = _declared_link_counts(store, ids)
+    link_counts = _declared_link_counts(store, ids) if ranking.reads_links(weights) else {}
     superseded = store.superseded_among(ids)
     candidates = {
         g.hit.id: ranking.Candidate(
