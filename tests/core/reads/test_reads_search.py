@@ -311,3 +311,26 @@ def test_a_row_missing_a_word_but_fitting_the_rest_better_ranks_first(instance: 
     that misses one query word can outrank rows that hold every word."""
     corpus = _many_holding_both(instance)
     assert ids(search(corpus, "ledger quartz"))[0] == "STORY-0050"
+
+
+def _phrase_below_the_pool(instance: Instance) -> Instance:
+    g = instance.git
+    for n in range(1, 61):  # every row holds both words once, in the same-length body: a tie
+        order = "heap soak" if n == 60 else "soak then heap"  # ("then" is a stop word)
+        g.write(f"backlog/STORY-{n:04d}.md", md(
+            f"STORY-{n:04d}", f"Nightly check {n}", "story",
+            f"We run the {order} test tonight.",
+            status="ready", created="2025-01-10", updated="2025-01-10"))
+    g.commit("sixty rows, the last by id holding the words in the query's order", when=T0)
+    instance.sync()
+    return instance
+
+
+def test_the_phrase_part_reaches_rows_the_words_rank_under_the_pool(instance: Instance) -> None:
+    """The words gather PHRASE_REACH rows for the phrase part before the pool is cut to POOL
+    (decision 0011): a row tied on words below the cut but saying the query in order comes first."""
+    from revetly_core.reads.search import PHRASE_REACH, POOL
+
+    corpus = _phrase_below_the_pool(instance)
+    assert POOL < 60 <= PHRASE_REACH
+    assert ids(search(corpus, "heap soak"))[0] == "STORY-0060"

@@ -42,6 +42,9 @@ DEFAULT_LIMIT = 10
 POOL = MAX_LIMIT
 """Rows each leg gathers before the signals weigh them: fixed, so a search's top k is the
 prefix of its top k + n whatever limit asks for."""
+PHRASE_REACH = 2 * POOL
+"""Rows of each population the words gather for the phrase part to rescore, before the pool is
+cut to POOL: a row the words alone rank just under the cut can say the query in its order."""
 FEEDBACK_ROWS = 3
 """How many of the first answer's best rows lend their distinctive words to the feedback leg."""
 FEEDBACK_TERMS = 3
@@ -113,9 +116,9 @@ def alias_units(query: str, aliases: dict[str, list[str]], searcher: KeywordSear
 def keyword_pool(
     searcher: KeywordSearcher, units: list[Alternatives], population: Population,
 ) -> list[tuple[str, float]]:
-    """One population's pool: its POOL best rows by BM25 over any of the query's words, from the
+    """One population's PHRASE_REACH best rows by BM25 over any of the query's words, from the
     start (a row that misses one word but fits the rest better outranks one that holds them all)."""
-    return searcher.search(units, POOL, any_unit=True, population=population)
+    return searcher.search(units, PHRASE_REACH, any_unit=True, population=population)
 
 
 def feedback_terms(bodies: list[str], own: set[str], searcher: KeywordSearcher) -> list[str]:
@@ -299,6 +302,7 @@ def search_context(
     adjacency = ranking.leg_share(config.ranking, "phrase")
     if adjacency > 0:
         first, commits = _phrase_part(searcher, text, first, commits, adjacency)
+    first, commits = first[:POOL], commits[:POOL]
     share = ranking.leg_share(config.ranking, "feedback")
     second = _feedback_leg(store, searcher, units, first, share) if share > 0 else []
     near = ranking.leg_share(config.ranking, "semantic")
