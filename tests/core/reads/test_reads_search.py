@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from revetly_core.reads.budget import payload_bytes
@@ -307,7 +308,7 @@ def _many_holding_both(instance: Instance) -> Instance:
 
 
 def test_a_row_missing_a_word_but_fitting_the_rest_better_ranks_first(instance: Instance) -> None:
-    """The keyword pool is any word from the start (`keyword_pool`, decision 0011): a row
+    """The records' pool is any word from the start (`records_pool`, decision 0011): a row
     that misses one query word can outrank rows that hold every word."""
     corpus = _many_holding_both(instance)
     assert ids(search(corpus, "ledger quartz"))[0] == "STORY-0050"
@@ -334,3 +335,25 @@ def test_the_phrase_part_reaches_rows_the_words_rank_under_the_pool(instance: In
     corpus = _phrase_below_the_pool(instance)
     assert POOL < 60 <= PHRASE_REACH
     assert ids(search(corpus, "heap soak"))[0] == "STORY-0060"
+
+
+def test_commits_keep_all_words_first_records_take_any_word(tmp_path: Path) -> None:
+    """`commits_pool` keeps its every-word answer when AND_ENOUGH commits hold every word;
+    `records_pool` ORs from the start (decision 0011)."""
+    from revetly_core.model import Artifact
+    from revetly_core.reads.search import AND_ENOUGH, commits_pool, records_pool
+    from revetly_core.store.keyword import KeywordIndex
+
+    def doc(aid: str, kind: str, title: str) -> Artifact:
+        return Artifact(id=aid, type=kind, title=title, source="repository", project="acme",
+                        body="")
+
+    docs = [doc(f"c{n:02d}", "commit", f"ledger quartz step {n}") for n in range(AND_ENOUGH + 2)]
+    docs += [doc("c99", "commit", "quartz quartz"), doc("STORY-0001", "story", "quartz quartz")]
+    docs += [doc(f"STORY-{n:04d}", "story", f"ledger quartz step {n}") for n in range(2, 14)]
+    ix = KeywordIndex(tmp_path / "pools", "fts5")
+    ix.rebuild(docs, len(docs), revision=1)
+    units = [[["ledger"]], [["quartz"]]]
+    with ix.searcher() as s:
+        assert "c99" not in [i for i, _ in commits_pool(s, units)]
+        assert "STORY-0001" in [i for i, _ in records_pool(s, units)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from revetly_core.model import STATEMENT_NOTE_TYPES
 
@@ -40,9 +40,8 @@ PROVENANCE_TABLE: dict[str, float] = {
 """How much a row of each provenance is worth against a source-of-record row."""
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """What the signals read about one gathered row."""
+class Candidate(NamedTuple):
+    """What the signals read about one gathered row (a tuple: fifty are made per search)."""
 
     artifact_id: str
     artifact_type: str

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from revetly_core.answers.common import Absent
     from revetly_core.answers.search import Fact, LinkEntry, Passage, SearchAnswer, SearchArtifact
     from revetly_core.config import Config
-    from revetly_core.store.keyword import Alternatives, Population
+    from revetly_core.store.keyword import Alternatives
     from revetly_core.store.protocols import KeywordIndex, KeywordSearcher, Store
     from revetly_core.store.queries_search import HitRow, NeighbourLink
 
@@ -45,6 +45,9 @@ prefix of its top k + n whatever limit asks for."""
 PHRASE_REACH = 2 * POOL
 """Rows of each population the words gather for the phrase part to rescore, before the pool is
 cut to POOL: a row the words alone rank just under the cut can say the query in its order."""
+AND_ENOUGH = DEFAULT_LIMIT
+"""The commits' keyword query keeps its every-word answer when it finds at least this many
+commits, else widens to any word (fixed, never read from limit)."""
 FEEDBACK_ROWS = 3
 """How many of the first answer's best rows lend their distinctive words to the feedback leg."""
 FEEDBACK_TERMS = 3
@@ -113,12 +116,17 @@ def alias_units(query: str, aliases: dict[str, list[str]], searcher: KeywordSear
     return units
 
 
-def keyword_pool(
-    searcher: KeywordSearcher, units: list[Alternatives], population: Population,
-) -> list[tuple[str, float]]:
-    """One population's PHRASE_REACH best rows by BM25 over any of the query's words, from the
-    start (a row that misses one word but fits the rest better outranks one that holds them all)."""
-    return searcher.search(units, PHRASE_REACH, any_unit=True, population=population)
+def records_pool(searcher: KeywordSearcher, units: list[Alternatives]) -> list[tuple[str, float]]:
+    """The records' PHRASE_REACH best rows by BM25 over any of the query's words, from the start
+    (a record that misses one word but fits the rest better outranks one that holds them all)."""
+    return searcher.search(units, PHRASE_REACH, any_unit=True, population="records")
+
+
+def commits_pool(searcher: KeywordSearcher, units: list[Alternatives]) -> list[tuple[str, float]]:
+    """The commits' PHRASE_REACH best rows: every word first, any word when fewer than
+    AND_ENOUGH commits hold them all (a one-line subject; the OR's scoring of every commit holding
+    any word was measured to change nothing, decision 0011)."""
+    return searcher.search(units, PHRASE_REACH, enough=AND_ENOUGH, population="commits")
 
 
 def feedback_terms(bodies: list[str], own: set[str], searcher: KeywordSearcher) -> list[str]:
@@ -297,8 +305,8 @@ def search_context(
     words = query_words(text)
     searcher = index.shared_searcher()
     units = alias_units(text, config.extraction.aliases, searcher)
-    first = keyword_pool(searcher, units, "records")
-    commits = keyword_pool(searcher, units, "commits")
+    first = records_pool(searcher, units)
+    commits = commits_pool(searcher, units)
     adjacency = ranking.leg_share(config.ranking, "phrase")
     if adjacency > 0:
         first, commits = _phrase_part(searcher, text, first, commits, adjacency)
