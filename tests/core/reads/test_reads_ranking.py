@@ -112,3 +112,9 @@ def test_an_inferred_edge_never_lifts_a_rank() -> None:
 
     assert [m for m in (*LINK_METHODS, INFERRED_METHOD) if ranking.lifts_rank(m)] == ["declared"]
     assert all(ranking.lifts_rank(m) for m in ranking.RANK_LINK_METHODS)
+
+
+def test_links_are_read_only_when_link_count_weighs() -> None:
+    """At weight 0 the signal is 1 for every row, so a search need not count links at all."""
+    assert not ranking.reads_links(ranking.weights({}))
+    assert ranking.reads_links(ranking.weights({"link-count": 0.1}))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from revetly_core.reads.budget import payload_bytes
@@ -284,3 +285,75 @@ def test_without_the_phrase_part_the_words_alone_order_the_rows(instance: Instan
     corpus.sync()
     assert ids(search(corpus, "heap soak"))[:2] == ["STORY-0001", "STORY-0002"]
 
+
+
+def _many_holding_both(instance: Instance) -> Instance:
+    g = instance.git
+    filler = " ".join(f"filler{i}" for i in range(60))
+    for n in range(1, 13):  # more rows hold both words than the all-words answer used to keep
+        g.write(f"backlog/STORY-{n:04d}.md", md(
+            f"STORY-{n:04d}", f"Monthly close {n}", "story",
+            f"The ledger is read. {filler}. A quartz clock ticks.",
+            status="ready", created="2025-01-10", updated="2025-01-10"))
+    for n in range(20, 40):
+        g.write(f"backlog/STORY-{n:04d}.md", md(
+            f"STORY-{n:04d}", f"Unrelated work {n}", "story", "Nothing of the query here.",
+            status="ready", created="2025-01-10", updated="2025-01-10"))
+    g.write("backlog/STORY-0050.md", md("STORY-0050", "Quartz oscillator", "story",
+                                        "Quartz quartz: the oscillator is quartz.",
+                                        status="ready", created="2025-01-10", updated="2025-01-10"))
+    g.commit("twelve rows with both words, one about one of them only", when=T0)
+    instance.sync()
+    return instance
+
+
+def test_a_row_missing_a_word_but_fitting_the_rest_better_ranks_first(instance: Instance) -> None:
+    """The records' pool is any word from the start (`records_pool`, decision 0011): a row
+    that misses one query word can outrank rows that hold every word."""
+    corpus = _many_holding_both(instance)
+    assert ids(search(corpus, "ledger quartz"))[0] == "STORY-0050"
+
+
+def _phrase_below_the_pool(instance: Instance) -> Instance:
+    g = instance.git
+    for n in range(1, 61):  # every row holds both words once, in the same-length body: a tie
+        order = "heap soak" if n == 60 else "soak then heap"  # ("then" is a stop word)
+        g.write(f"backlog/STORY-{n:04d}.md", md(
+            f"STORY-{n:04d}", f"Nightly check {n}", "story",
+            f"We run the {order} test tonight.",
+            status="ready", created="2025-01-10", updated="2025-01-10"))
+    g.commit("sixty rows, the last by id holding the words in the query's order", when=T0)
+    instance.sync()
+    return instance
+
+
+def test_the_phrase_part_reaches_rows_the_words_rank_under_the_pool(instance: Instance) -> None:
+    """The words gather PHRASE_REACH rows for the phrase part before the pool is cut to POOL
+    (decision 0011): a row tied on words below the cut but saying the query in order comes first."""
+    from revetly_core.reads.search import PHRASE_REACH, POOL
+
+    corpus = _phrase_below_the_pool(instance)
+    assert POOL < 60 <= PHRASE_REACH
+    assert ids(search(corpus, "heap soak"))[0] == "STORY-0060"
+
+
+def test_commits_keep_all_words_first_records_take_any_word(tmp_path: Path) -> None:
+    """`commits_pool` keeps its every-word answer when AND_ENOUGH commits hold every word;
+    `records_pool` ORs from the start (decision 0011)."""
+    from revetly_core.model import Artifact
+    from revetly_core.reads.search import AND_ENOUGH, commits_pool, records_pool
+    from revetly_core.store.keyword import KeywordIndex
+
+    def doc(aid: str, kind: str, title: str) -> Artifact:
+        return Artifact(id=aid, type=kind, title=title, source="repository", project="acme",
+                        body="")
+
+    docs = [doc(f"c{n:02d}", "commit", f"ledger quartz step {n}") for n in range(AND_ENOUGH + 2)]
+    docs += [doc("c99", "commit", "quartz quartz"), doc("STORY-0001", "story", "quartz quartz")]
+    docs += [doc(f"STORY-{n:04d}", "story", f"ledger quartz step {n}") for n in range(2, 14)]
+    ix = KeywordIndex(tmp_path / "pools", "fts5")
+    ix.rebuild(docs, len(docs), revision=1)
+    units = [[["ledger"]], [["quartz"]]]
+    with ix.searcher() as s:
+        assert "c99" not in [i for i, _ in commits_pool(s, units)]
+        assert "STORY-0001" in [i for i, _ in records_pool(s, units)]

@@ -139,3 +139,11 @@ def test_query_words_in_counts_what_stemming_every_word_counts(words: list[str])
     phrase = " ".join(words)
     every = {text.light_stem(w) for w in re.findall(r"[A-Za-z0-9]+", phrase)}
     assert text.query_words_in(phrase, wanted) == len(every & wanted)
+
+
+@given(st.text(alphabet=st.sampled_from("ab #\n\t\x0c"), max_size=400), st.integers(0, 60))
+def test_prose_head_cuts_like_the_whole_prose(body: str, chars: int) -> None:
+    head = text.prose_head(body, chars)
+    whole = text.prose(body)
+    assert whole.startswith(head)
+    assert text.cut_on_word(head, chars) == text.cut_on_word(whole, chars)

@@ -183,3 +183,20 @@ def test_the_build_analyzer_splits_on_whitespace_without_changing_the_terms(word
 def test_the_phrase_expression_asks_each_pair_as_one_exact_phrase_any_of_them() -> None:
     assert phrase_expression([("heap", "soak"), ("task-86", "v2.1")]) == \
         '"heap soak" OR "task-86 v2.1"'
+
+
+def test_phrase_scores_are_the_same_looked_up_from_the_pool_or_from_the_matches(
+        tmp_path: Path) -> None:
+    """`_named_among` names the matched rows from the shorter list; either way the same answer."""
+    ix = KeywordIndex(tmp_path / "named", "fts5")
+    docs = [art(f"STORY-{n:04d}", "Heap soak" if n % 3 == 0 else "Soak test",
+                "The heap soak runs." if n % 3 == 0 else "The heap is sized, then a soak.")
+            for n in range(1, 13)]
+    ix.rebuild(docs, len(docs), revision=1)
+    pair = [("heap", "soak")]
+    everyone = [d.id for d in docs]
+    with ix.searcher() as s:
+        from_matches = s.phrase_scores(pair, everyone, "records")  # 4 matches < 12 ids
+        from_pool = s.phrase_scores(pair, ["STORY-0003", "STORY-0004"], "records")  # 2 ids < 4
+    assert set(from_matches) == {"STORY-0003", "STORY-0006", "STORY-0009", "STORY-0012"}
+    assert from_pool == {"STORY-0003": from_matches["STORY-0003"]}

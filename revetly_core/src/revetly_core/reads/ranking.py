@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from revetly_core.model import STATEMENT_NOTE_TYPES
 
@@ -40,9 +40,8 @@ PROVENANCE_TABLE: dict[str, float] = {
 """How much a row of each provenance is worth against a source-of-record row."""
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """What the signals read about one gathered row."""
+class Candidate(NamedTuple):
+    """What the signals read about one gathered row (a tuple: fifty are made per search)."""
 
     artifact_id: str
     artifact_type: str
@@ -102,6 +101,11 @@ def link_count_signal(c: Candidate, w: float) -> float:
     """Favours a row other records link to over one none does, flattening as the count grows;
     the count is of links toward the row only (`counts_toward`), never the row's own."""
     return 1.0 + w * math.log1p(c.link_count)
+
+
+def reads_links(w: Mapping[str, float]) -> bool:
+    """Whether a search needs the link counts at all: at weight 0 the signal is 1 for every row."""
+    return w["link-count"] != 0
 
 
 RANK_LINK_METHODS = ("declared",)

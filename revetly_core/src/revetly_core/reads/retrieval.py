@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 REVISES_ORDER = False
 """On: a story sinks below a gathered, later note declaring it revises the story."""
@@ -69,9 +69,8 @@ def speaks_of_criteria(text: str) -> bool:
     return bool(_CRITERIA_WORDS.search(text))
 
 
-@dataclass(frozen=True)
-class Row:
-    """What the reorder rules read about a ranked row."""
+class Row(NamedTuple):
+    """What the reorder rules read about a ranked row (a tuple: one per gathered row)."""
 
     artifact_id: str
     artifact_type: str

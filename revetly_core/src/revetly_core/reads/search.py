@@ -41,9 +41,12 @@ DEFAULT_LIMIT = 10
 POOL = MAX_LIMIT
 """Rows each leg gathers before the signals weigh them: fixed, so a search's top k is the
 prefix of its top k + n whatever limit asks for."""
+PHRASE_REACH = 2 * POOL
+"""Rows of each population the words gather for the phrase part to rescore, before the pool is
+cut to POOL: a row the words alone rank just under the cut can say the query in its order."""
 AND_ENOUGH = DEFAULT_LIMIT
-"""The keyword leg keeps its every-word answer when it finds at least this many rows, else
-widens to any word (fixed, never read from limit)."""
+"""The commits' keyword query keeps its every-word answer when it finds at least this many
+commits, else widens to any word (fixed, never read from limit)."""
 FEEDBACK_ROWS = 3
 """How many of the first answer's best rows lend their distinctive words to the feedback leg."""
 FEEDBACK_TERMS = 3
@@ -110,6 +113,19 @@ def alias_units(query: str, aliases: dict[str, list[str]], searcher: KeywordSear
     for term in searcher.analyze(text):
         units.append([[term]])
     return units
+
+
+def records_pool(searcher: KeywordSearcher, units: list[Alternatives]) -> list[tuple[str, float]]:
+    """The records' PHRASE_REACH best rows by BM25 over any of the query's words, from the start
+    (a record that misses one word but fits the rest better outranks one that holds them all)."""
+    return searcher.search(units, PHRASE_REACH, any_unit=True, population="records")
+
+
+def commits_pool(searcher: KeywordSearcher, units: list[Alternatives]) -> list[tuple[str, float]]:
+    """The commits' PHRASE_REACH best rows: every word first, any word when fewer than
+    AND_ENOUGH commits hold them all (a one-line subject; the OR's scoring of every commit holding
+    any word was measured to change nothing, decision 0011)."""
+    return searcher.search(units, PHRASE_REACH, enough=AND_ENOUGH, population="commits")
 
 
 def feedback_terms(bodies: list[str], own: set[str], searcher: KeywordSearcher) -> list[str]:
@@ -288,11 +304,12 @@ def search_context(
     words = query_words(text)
     searcher = index.shared_searcher()
     units = alias_units(text, config.extraction.aliases, searcher)
-    first = searcher.search(units, POOL, enough=AND_ENOUGH, population="records")
-    commits = searcher.search(units, POOL, enough=AND_ENOUGH, population="commits")
+    first = records_pool(searcher, units)
+    commits = commits_pool(searcher, units)
     adjacency = ranking.leg_share(config.ranking, "phrase")
     if adjacency > 0:
         first, commits = _phrase_part(searcher, text, first, commits, adjacency)
+    first, commits = first[:POOL], commits[:POOL]
     share = ranking.leg_share(config.ranking, "feedback")
     second = _feedback_leg(store, searcher, units, first, share) if share > 0 else []
     near = ranking.leg_share(config.ranking, "semantic")
@@ -411,7 +428,7 @@ def _rank(config: Config, store: Store, gathered: list[Gathered], query: str) ->
         held for held in (resolver.resolve(k) for k in named) if held is not None
     } if resolver is not None else set()
     ids = [g.hit.id for g in gathered]
-    link_counts = _declared_link_counts(store, ids)
+    link_counts = _declared_link_counts(store, ids) if ranking.reads_links(weights) else {}
     superseded = store.superseded_among(ids)
     candidates = {
         g.hit.id: ranking.Candidate(

@@ -45,6 +45,22 @@ def prose(body: str) -> str:
     return " ".join(" ".join(lines).split())
 
 
+def prose_head(body: str, chars: int) -> str:
+    """The start of `prose(body)`, longer than `chars` when the prose is: lines are folded only
+    until then (a summary reads no further)."""
+    words: list[str] = []
+    length = -1
+    for line in body.splitlines():
+        if _HEADING.match(line):
+            continue
+        parts = line.split()
+        words.extend(parts)
+        length += sum(map(len, parts)) + len(parts)
+        if length > chars:
+            break
+    return " ".join(words)
+
+
 def cut_on_word(text: str, limit: int) -> tuple[str, bool]:
     """The head of text no longer than limit, cut between words; True when something was cut."""
     if len(text) <= limit:
@@ -83,7 +99,7 @@ def without_lead_fields(body: str) -> str:
 def summary(title: str, body: str) -> str:
     """The stated title, then the first 280 characters of the prose (record fields heading it
     left out), cut on a word and marked …."""
-    head, cut = cut_on_word(prose(without_lead_fields(body)), SUMMARY_CHARS)
+    head, cut = cut_on_word(prose_head(without_lead_fields(body), SUMMARY_CHARS), SUMMARY_CHARS)
     text = f"{title} — {head}" if head else title
     return text + "…" if cut else text
 

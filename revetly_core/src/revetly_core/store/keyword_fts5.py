@@ -213,12 +213,22 @@ class Fts5Searcher(KeywordSearcher):
         if not pairs or not ids:
             return {}
         table = TABLES[population][0]
-        wanted = {rowid: i for i, rowid in self._rowids_of(ids).items()}
         # the phrase match over the whole table, filtered here: a rowid IN (...) beside MATCH
         # makes FTS5 evaluate the expression once per listed row (ten times slower at 10k)
         rows = self._conn.execute(f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ?",
-                                  (phrase_expression(pairs),))
-        return {wanted[r]: -float(score) for r, score in rows if r in wanted}
+                                  (phrase_expression(pairs),)).fetchall()
+        if not rows:
+            return {}
+        named = self._named_among([r for r, _ in rows], ids)
+        return {named[r]: -float(score) for r, score in rows if r in named}
+
+    def _named_among(self, rowids: list[int], ids: list[str]) -> dict[int, str]:
+        """rowid -> id for the rows of `rowids` whose id is one of `ids`, looked up from the
+        shorter of the two lists (a phrase is mostly rarer than the pool is long)."""
+        if len(rowids) < len(ids):
+            wanted = set(ids)
+            return {r: i for r, i in self._ids_of(rowids).items() if i in wanted}
+        return {rowid: i for i, rowid in self._rowids_of(ids).items()}
 
     def _docs_pairs(self, key: str, value: str, keys: list[str] | list[int]) -> list[tuple[Any, Any]]:
         """(key, value) of each docs row whose ``key`` column is one of ``keys``, read in batches."""
