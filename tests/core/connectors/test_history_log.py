@@ -8,6 +8,7 @@ themselves.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import stat
@@ -20,9 +21,11 @@ import pygit2
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from revetly_core.config import CommitsConnector as CommitsSettings
 from revetly_core.config import parse_config
 from revetly_core.connectors import history_log
 from revetly_core.connectors.base import SourceBatch
+from revetly_core.connectors.commits import CommitsConnector
 from revetly_core.connectors.gitfolder import GitFolder
 from revetly_core.connectors.history_log import (
     ADDED,
@@ -96,21 +99,20 @@ class History:
         return str(self.repo.head.target)
 
 
-def walk(repo: Any, prior: str | None = None) -> tuple[list[Any], str, str | None]:
-    """(commits, head, hidden) as the walks make them."""
+def walk(repo: Any, prior: str | None = None) -> list[Any]:
+    """The commits as the history walks list them."""
     head = str(repo.head.target)
     walker = repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
-    hidden = prior if hides_prior(repo, walker, head, prior) else None
-    return list(walker), head, hidden
+    hides_prior(repo, walker, head, prior)
+    return list(walker)
 
 
 def changes_both(root: Path, prior: str | None = None,
                  prefix: str = "") -> list[tuple[str, list[FileChange]]]:
     """Each commit's changes by git and by libgit2, required equal and git required to answer."""
     repo = pygit2.Repository(str(root))
-    commits, head, hidden = walk(repo, prior)
-    by_git = git_changes(repo, commits, head=head, hidden=hidden, prefix=prefix,
-                         git=git_executable())
+    commits = walk(repo, prior)
+    by_git = git_changes(repo, commits, prefix=prefix, git=git_executable())
     if not commits:  # nothing to walk: nothing to ask git
         assert by_git is None
         return []
@@ -408,7 +410,7 @@ def apply(tree: dict[str, tuple[int, bytes]], edits: dict[str, tuple[int, bytes]
     return out
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=st.lists(STEP, min_size=1, max_size=7), prior_at=st.integers(0, 7))
 def test_random_histories_give_equal_entries(tmp_path_factory: pytest.TempPathFactory,
@@ -485,8 +487,8 @@ def test_without_git_on_path_libgit2_answers(tmp_path: Path,
     expected = GitFolder(h.root, "backlog").history(None, git="")
     monkeypatch.setenv("PATH", "")
     repo = pygit2.Repository(str(h.root))
-    commits, head, hidden = walk(repo)
-    assert git_changes(repo, commits, head=head, hidden=hidden) is None
+    commits = walk(repo)
+    assert git_changes(repo, commits) is None
     assert GitFolder(h.root, "backlog").history(None) == expected
     assert len(expected[0]) == 3
 
@@ -510,8 +512,8 @@ def test_a_git_that_fails_leaves_the_answer_to_libgit2(tmp_path: Path, script: s
     expected = GitFolder(h.root, "backlog").history(None, git="")
     fake = failing_git(tmp_path, script)
     repo = pygit2.Repository(str(h.root))
-    commits, head, hidden = walk(repo)
-    assert git_changes(repo, commits, head=head, hidden=hidden, git=fake) is None
+    commits = walk(repo)
+    assert git_changes(repo, commits, git=fake) is None
     assert GitFolder(h.root, "backlog").history(None, git=fake) == expected
     assert GitFolder(h.root, "backlog").history(None, git=str(tmp_path / "no-such-git")) == expected
 
@@ -522,6 +524,18 @@ def test_a_git_that_names_other_commits_leaves_the_answer_to_libgit2(tmp_path: P
     fake = failing_git(tmp_path, f"printf '{first}\\0'")  # one commit of the two
     expected = GitFolder(h.root, "backlog").history(None, git="")
     assert GitFolder(h.root, "backlog").history(None, git=fake) == expected
+
+
+def test_git_is_asked_exactly_the_commits_given(tmp_path: Path) -> None:
+    h = History(tmp_path / "r")
+    first = h.commit({"backlog/a.md": b"1"})
+    h.commit({"backlog/a.md": b"2"})
+    last = h.commit({"backlog/a.md": b"3", "backlog/b.md": b"1"})
+    repo = pygit2.Repository(str(h.root))
+    some = [repo[last], repo[first]]  # not a walk: any commits, in any order
+    assert git_changes(repo, some, git=git_executable()) == {
+        last: [FileChange(MODIFIED, "backlog/a.md"), FileChange(ADDED, "backlog/b.md")],
+        first: [FileChange(ADDED, "backlog/a.md")]}
 
 
 def test_a_git_that_does_not_finish_in_time_is_killed(tmp_path: Path,
@@ -568,10 +582,69 @@ def test_a_history_with_many_commits_and_files(tmp_path: Path,
     """More output than one read of the pipe: the parser's pieces join across reads."""
     h = History(tmp_path / "r")
     files: dict[str, bytes | tuple[int, bytes]] = {}
-    for round_ in range(6):
+    for round_ in range(4):
         files = {**files, **{f"backlog/{round_}-{'n' * 60}-{i}.md": str(round_).encode()
-                             for i in range(2500)}}
+                             for i in range(400)}}
         h.commit(files)
-    monkeypatch.setattr(history_log, "READ_CHUNK", 4096)
+    monkeypatch.setattr(history_log, "READ_CHUNK", 4096)  # the output is about 25 reads
     changes = changes_both(h.root)
-    assert sum(len(c) for _, c in changes) == 6 * 2500
+    assert sum(len(c) for _, c in changes) == 4 * 400
+
+
+# -- the commits connector's file lists -----------------------------------------------------------
+
+def commits_read(root: Path, since: str | None = None) -> list[Any]:
+    settings = CommitsSettings(name="code", path=str(root), since=since)  # type: ignore[arg-type]
+    batch = CommitsConnector(root, settings, "acme").read({}, {}, full=True, now="2030-01-01")
+    assert not batch.gaps
+    return batch.upserts
+
+
+def test_the_commits_connector_lists_the_same_files_from_git_and_from_libgit2(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    h = History(tmp_path / "code")
+    base = h.commit({"src/a.py": b"1", "src/b.py": b"1", "README": b"r"})
+    side = h.commit({"src/a.py": b"1", "src/b.py": b"side", "README": b"r", "new.py": b"n"},
+                    parents=[base])
+    h.clock += 2 * 86400  # the floor below falls between these days
+    tip = h.commit({"src/a.py": (LINK, b"b.py"), "src/b.py": (EXEC, b"1"),
+                    "vendor": (GITLINK, SOME_COMMIT.encode())}, parents=[base])
+    h.commit({"src/a.py": (LINK, b"b.py"), "src/b.py": b"side", "new.py": b"n",
+              "vendor": (GITLINK, SOME_COMMIT.encode())}, parents=[tip, side])
+    h.commit({"src/a.py": (LINK, b"b.py"), "src/b.py": b"side", "new.py": b"n",
+              "vendor": (GITLINK, SOME_COMMIT.encode())}, message="empty")
+    git_executable()
+    with_git = commits_read(h.root)
+    with monkeypatch.context() as m:
+        m.setenv("PATH", "")
+        without = commits_read(h.root)
+    assert with_git == without
+    by_subject = {a.title: a.metadata["files"] for a in with_git}
+    assert by_subject["empty"] == []
+    assert [a.metadata["files"] for a in with_git if a.metadata.get("merge")] == [
+        ["new.py", "src/b.py"]]
+    day = dt.datetime.fromtimestamp(h.repo[tip].author.time, tz=dt.UTC).date()
+    recent = [a for a in with_git if dt.datetime.fromisoformat(a.created_at).date() >= day]
+    assert 0 < len(recent) < len(with_git)
+    assert commits_read(h.root, day.isoformat()) == recent
+    with monkeypatch.context() as m:
+        m.setenv("PATH", "")
+        assert commits_read(h.root, day.isoformat()) == recent
+
+
+def test_the_commits_connector_reads_a_real_history_alike(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """This repository's own recent history (merges, renames, deletions) read both ways."""
+    here = Path(__file__).resolve()
+    top = next((p for p in here.parents if (p / ".git").exists()), None)
+    if top is None:
+        pytest.skip("not run from a git checkout")
+    git = git_executable()
+    clone = tmp_path / "clone"
+    subprocess.run([git, "clone", "-q", "--no-local", "--depth", "60", f"file://{top}",
+                    str(clone)], check=True, capture_output=True)
+    with_git = commits_read(clone)
+    with monkeypatch.context() as m:
+        m.setenv("PATH", "")
+        without = commits_read(clone)
+    assert with_git == without and len(with_git) >= 2

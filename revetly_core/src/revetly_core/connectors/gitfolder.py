@@ -162,11 +162,10 @@ class GitFolder:
             return [], True
         walker = self.repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL
                                 | pygit2.enums.SortMode.REVERSE)
-        hidden = prior_head if hides_prior(self.repo, walker, head, prior_head) else None
+        incremental = hides_prior(self.repo, walker, head, prior_head)
         entries: list[HistoryEntry] = []
         for commit, changes in first_parent_changes(
-                self.repo, list(walker), head=head, hidden=hidden, prefix=self.prefix,
-                wanted=self.wanted, git=git):
+                self.repo, list(walker), prefix=self.prefix, wanted=self.wanted, git=git):
             if not changes:
                 continue
             at = commit_time(commit)
@@ -176,7 +175,7 @@ class GitFolder:
                 if name_problem(change.path) is None:
                     entries.append(HistoryEntry(change.path, at, change.change, revision,
                                                 author, subject))
-        return entries, hidden is None
+        return entries, not incremental
 
 
 def guarded(source_id: str, path: str, blob: str | None, parse: Callable[..., T], /, *args: Any,

@@ -37,6 +37,7 @@ GIT_LOG_OPTIONS = (
     "--no-replace-objects",  # libgit2 does not follow refs/replace/: neither does this
     "--no-optional-locks",  # a background pass never takes a lock the user's own git needs
     "log",
+    "--no-walk=unsorted", "--stdin",  # exactly the commits named on the standard input
     "--raw", "-z", "--format=%H",  # one NUL-ended commit id, then its raw records, paths verbatim
     "--encoding=none",  # i18n.logOutputEncoding (UTF-16, say) would re-code even the ids
     "--no-abbrev",  # full blob ids whatever core.abbrev says
@@ -72,14 +73,13 @@ Wanted = Callable[[str], bool]
 
 
 def first_parent_changes(
-    repo: Any, commits: Sequence[Any], *, head: str, hidden: str | None, prefix: str = "",
-    wanted: Wanted | None = None, git: str | None = None,
+    repo: Any, commits: Sequence[Any], *, prefix: str = "", wanted: Wanted | None = None,
+    git: str | None = None,
 ) -> Iterator[tuple[Any, list[FileChange]]]:
-    """Each of ``commits`` (libgit2's walk from ``head`` hiding ``hidden``, in its order) with
-    the files it changed under ``prefix`` for which ``wanted`` holds, in the order of its diff.
+    """Each of ``commits`` (libgit2's walk, in its order) with the files it changed under
+    ``prefix`` for which ``wanted`` holds, in the order of its diff.
     ``git``: the git executable to ask (default: the one on PATH; ``""`` asks libgit2 only)."""
-    by_git = git_changes(repo, commits, head=head, hidden=hidden, prefix=prefix, wanted=wanted,
-                         git=git)
+    by_git = git_changes(repo, commits, prefix=prefix, wanted=wanted, git=git)
     for commit in commits:
         if by_git is not None:
             yield commit, by_git[str(commit.id)]
@@ -88,24 +88,23 @@ def first_parent_changes(
 
 
 def git_changes(
-    repo: Any, commits: Sequence[Any], *, head: str, hidden: str | None, prefix: str = "",
-    wanted: Wanted | None = None, git: str | None = None,
+    repo: Any, commits: Sequence[Any], *, prefix: str = "", wanted: Wanted | None = None,
+    git: str | None = None,
 ) -> dict[str, list[FileChange]] | None:
-    """commit id -> its changes, from one `git log` over the walk's range; None when git is not
-    there or does not name exactly the walk's commits (then libgit2 answers)."""
+    """commit id -> its changes, from one `git log` of exactly ``commits`` (named on its standard
+    input, nothing walked); None when git is not there, fails or does not answer for exactly
+    those commits (then libgit2 answers)."""
     exe = shutil.which("git") if git is None else git
     workdir = repo.workdir or repo.path
     if not exe or not commits or not workdir:
         return None
-    revisions = [head]
-    if hidden:
-        revisions.append(f"^{hidden}")
-    found = run_git_log(exe, workdir, revisions, keep=_keeper(prefix, wanted))
+    names = [str(c.id) for c in commits]
+    found = run_git_log(exe, workdir, names, keep=_keeper(prefix, wanted))
     if found is None:
         return None
-    if len(found) != len(commits) or any(str(c.id) not in found for c in commits):
-        log.info("git log named other commits than libgit2's walk (%d, %d); libgit2 answers",
-                 len(found), len(commits))
+    if len(found) != len(set(names)) or any(name not in found for name in names):
+        log.info("git log answered for other commits than libgit2's walk (%d, %d); libgit2 "
+                 "answers", len(found), len(names))
         return None
     return found
 
@@ -119,27 +118,30 @@ def _keeper(prefix: str, wanted: Wanted | None) -> Wanted:
     return lambda path: path.startswith(prefix) and wanted(path)
 
 
-def run_git_log(exe: str, workdir: str, revisions: list[str],
+def run_git_log(exe: str, workdir: str, commits: list[str],
                 keep: Wanted) -> dict[str, list[FileChange]] | None:
-    """Run `git log` over ``revisions`` in ``workdir`` and parse what it prints as it prints it;
+    """Run `git log` of ``commits`` in ``workdir`` and parse what it prints as it prints it;
     None when it cannot run, fails, times out, prints too much or prints what is not parsed."""
     try:
         with tempfile.TemporaryFile() as stderr:
-            return _run_git_log(exe, workdir, revisions, keep, stderr)
+            return _run_git_log(exe, workdir, commits, keep, stderr)
     except (OSError, subprocess.SubprocessError) as exc:
         log.info("git log could not run (%s); libgit2 answers", exc)
         return None
 
 
-def _run_git_log(exe: str, workdir: str, revisions: list[str], keep: Wanted,
+def _run_git_log(exe: str, workdir: str, commits: list[str], keep: Wanted,
                  stderr: IO[bytes]) -> dict[str, list[FileChange]] | None:
     proc = subprocess.Popen(
-        [exe, *GIT_LOG_OPTIONS, *revisions, "--"], cwd=workdir, env=git_environment(),
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
+        [exe, *GIT_LOG_OPTIONS, "--"], cwd=workdir, env=git_environment(),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
     )
     timer = threading.Timer(GIT_LOG_TIMEOUT_S, proc.kill)
     timer.start()
     try:
+        assert proc.stdin is not None
+        with proc.stdin:  # git reads every name before it prints anything
+            proc.stdin.write("".join(f"{c}\n" for c in commits).encode("ascii"))
         parsed = _read_bounded(proc, keep)
     finally:
         timer.cancel()

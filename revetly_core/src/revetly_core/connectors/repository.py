@@ -408,12 +408,10 @@ class RepositoryConnector:
         if head is None:
             return deletions
         walker = repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
-        hidden = prior_head if hides_prior(repo, walker, str(head), prior_head) else None
-        if hidden is not None:
+        if hides_prior(repo, walker, str(head), prior_head):
             batch.history_complete = False
         commits = list(walker)
-        walk = first_parent_changes(repo, commits, head=str(head), hidden=hidden,
-                                    wanted=self._wanted)
+        walk = first_parent_changes(repo, commits, wanted=self._wanted)
         for i, (commit, changes) in enumerate(walk):
             if i % 100 == 0:
                 progress("read history", i, len(commits))
