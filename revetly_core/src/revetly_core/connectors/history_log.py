@@ -21,8 +21,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from revetly_core.connectors.worktree_status import git_environment
 
@@ -58,8 +57,7 @@ GIT_LOG_MAX_BYTES = 1 << 31
 READ_CHUNK = 1 << 20
 
 
-@dataclass(frozen=True, slots=True)
-class FileChange:
+class FileChange(NamedTuple):
     """One file a commit added, modified or deleted, against its first parent."""
 
     change: str
@@ -216,23 +214,32 @@ class RawLogParser:
         return True
 
     def _change(self, record: bytes, raw_path: bytes) -> bool:
-        fields = record[1:].split(b" ")
-        if len(fields) != 5 or self.current is None:
+        if self.current is None or record.count(b" ") != 4:
             return False
         path = raw_path.decode("utf-8", "surrogateescape")
         if not self.keep(path):
             return True
-        old_blob = fields[2].decode("ascii")
-        for change in changes_of(fields[4][:1]):
+        status = record[-1:] if record[-2:-1] == b" " else b"?"  # A, M, D, T (no scores: no renames)
+        changes = LIBGIT2_CHANGES.get(status, ())
+        if changes is ONE_ADDED or changes is ONE_MODIFIED:
+            self.current.append(FileChange(changes[0], path))
+            return True
+        old_blob = record.split(b" ", 3)[2].decode("ascii")
+        for change in changes:
             self.current.append(FileChange(change, path, old_blob if change == DELETED else NO_BLOB))
         return True
 
 
+ONE_ADDED, ONE_MODIFIED = (ADDED,), (MODIFIED,)
+LIBGIT2_CHANGES: dict[bytes, tuple[str, ...]] = {
+    b"A": ONE_ADDED, b"M": ONE_MODIFIED, b"D": (DELETED,), b"T": (DELETED, ADDED)}
+"""The changes libgit2 reports for each of git's raw statuses: a type change is a deletion and
+then an addition; a status libgit2's history does not count (unmerged, unknown), none."""
+
+
 def changes_of(status: bytes) -> tuple[str, ...]:
-    """The changes libgit2 reports for one of git's raw statuses: a type change is a deletion
-    and then an addition; a status libgit2's history does not count (unmerged, unknown), none."""
-    return {b"A": (ADDED,), b"M": (MODIFIED,), b"D": (DELETED,),
-            b"T": (DELETED, ADDED)}.get(status, ())
+    """The changes libgit2 reports for one of git's raw statuses (``LIBGIT2_CHANGES``)."""
+    return LIBGIT2_CHANGES.get(status, ())
 
 
 def libgit2_changes(repo: Any, commit: Any, *, prefix: str = "",
