@@ -2,7 +2,9 @@
 
 On the instance `bench_pass.py` caches (`bench/.cache/inst-N/`), the repository source's walk
 (`RepositoryConnector._walk_history`: libgit2's commit walk, each commit's changes, the entries
-and deletions) is run whole and, for an incremental pass, from HEAD's parent only; each way in
+and deletions) is run whole and, as an incremental pass runs it, over the last 1, 3, 5 and 8
+commits followed by the scoped read's tree diff (git asked whatever the walk's length, to show
+where `GIT_LOG_MIN_COMMITS` stands); each way in
 turn, round after round, so a swing of the shared machine's load falls on both alike. CPU is
 user + system of this process and of the `git` it ran. The two answers are compared every
 round. Printed: median and lowest CPU per way, the load before and after. JSON:
@@ -29,6 +31,7 @@ from typing import Any
 import pygit2
 from revetly_core.config import CommitsConnector as CommitsSettings
 from revetly_core.config import load_config
+from revetly_core.connectors import history_log
 from revetly_core.connectors.base import SourceBatch
 from revetly_core.connectors.commits import CommitsConnector
 from revetly_core.connectors.repository import RepositoryConnector, tree_cache
@@ -43,15 +46,23 @@ def cpu_seconds() -> float:
 
 
 def walk(root: Path, prior: str | None, path_env: str) -> Callable[[], Any]:
-    """The repository source's walk (in the pass's tree cache) with PATH set to ``path_env``."""
+    """The repository source's walk (in the pass's tree cache) with PATH set to ``path_env``,
+    git asked for a walk of any length; from a prior head, then the scoped read's diff of its
+    tree to HEAD's, as an incremental pass makes it."""
     connector = RepositoryConnector(root, load_config(root))
 
     def run() -> Any:
         repo = pygit2.Repository(str(root))
         batch = SourceBatch(source="repository")
-        with tree_cache(repo):
-            deletions = connector._walk_history(repo, repo.head.target, prior, batch,
-                                                lambda *a: None)
+        shortest, history_log.GIT_LOG_MIN_COMMITS = history_log.GIT_LOG_MIN_COMMITS, 1
+        try:
+            with tree_cache(repo):
+                deletions = connector._walk_history(repo, repo.head.target, prior, batch,
+                                                    lambda *a: None)
+                if prior is not None:
+                    len(repo.diff(repo[prior].tree, repo[repo.head.target].tree))
+        finally:
+            history_log.GIT_LOG_MIN_COMMITS = shortest
         return batch.history, deletions
     return with_path(path_env, run)
 
@@ -82,13 +93,14 @@ def commits_read(repo_path: Path) -> Callable[[], Any]:
 def measure(root: Path, rounds: int) -> dict[str, Any]:
     path = os.environ.get("PATH", "")
     assert shutil.which("git"), "git must be on PATH to compare it with libgit2"
-    parent = str(pygit2.Repository(str(root)).revparse_single("HEAD~1").id)
-    return timed({
-        "whole history, libgit2": walk(root, None, ""),
-        "whole history, git log": walk(root, None, path),
-        "last commit only, libgit2": walk(root, parent, ""),
-        "last commit only, git log": walk(root, parent, path),
-    }, str(root), rounds)
+    repo = pygit2.Repository(str(root))
+    table = {"whole history, libgit2": walk(root, None, ""),
+             "whole history, git log": walk(root, None, path)}
+    for back in (1, 3, 5, 8):
+        prior = str(repo.revparse_single(f"HEAD~{back}").id)
+        table[f"last {back} + scoped diff, libgit2"] = walk(root, prior, "")
+        table[f"last {back} + scoped diff, git log"] = walk(root, prior, path)
+    return timed(table, str(root), rounds)
 
 
 def measure_commits(repo_path: Path, rounds: int) -> dict[str, Any]:
@@ -148,7 +160,7 @@ def report(result: dict[str, Any], rounds: int, out: Path, label: str) -> None:
     print(f"{label}, {rounds} rounds, load {result['load'][0]:.1f} -> "
           f"{result['load'][1]:.1f} (answers equal every round)")
     for name, row in result["ways"].items():
-        print(f"  {name:28s} CPU median {row['cpu_median_s']:.3f} s, "
+        print(f"  {name:36s} CPU median {row['cpu_median_s']:.3f} s, "
               f"lowest {row['cpu_min_s']:.3f} s ({row['entries']} entries)")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1))

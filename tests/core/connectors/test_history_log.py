@@ -49,6 +49,12 @@ SOME_COMMIT = "1234567890abcdef1234567890abcdef12345678"
 Files = dict[str, "bytes | tuple[int, bytes]"]
 
 
+@pytest.fixture(autouse=True)
+def git_for_every_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """git is asked for walks of any length here, so short histories compare it with libgit2."""
+    monkeypatch.setattr(history_log, "GIT_LOG_MIN_COMMITS", 1)
+
+
 def git_executable() -> str:
     """The git on PATH: these tests compare its answer with libgit2's, so it must be there."""
     found = shutil.which("git")
@@ -536,6 +542,20 @@ def test_git_is_asked_exactly_the_commits_given(tmp_path: Path) -> None:
     assert git_changes(repo, some, git=git_executable()) == {
         last: [FileChange(MODIFIED, "backlog/a.md"), FileChange(ADDED, "backlog/b.md")],
         first: [FileChange(ADDED, "backlog/a.md")]}
+
+
+def test_a_short_walk_is_diffed_by_libgit2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    h = linear(tmp_path)
+    marker = tmp_path / "git-was-asked"
+    fake = failing_git(tmp_path, f"touch {marker}; exit 1")
+    repo = pygit2.Repository(str(h.root))
+    monkeypatch.setattr(history_log, "GIT_LOG_MIN_COMMITS", 3)
+    assert git_changes(repo, walk(repo), git=fake) is None
+    assert not marker.exists()
+    monkeypatch.setattr(history_log, "GIT_LOG_MIN_COMMITS", 2)
+    assert git_changes(repo, walk(repo), git=fake) is None
+    assert marker.exists()
+    assert git_changes(repo, walk(repo), git=git_executable()) is not None
 
 
 def test_a_git_that_does_not_finish_in_time_is_killed(tmp_path: Path,

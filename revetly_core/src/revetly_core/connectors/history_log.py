@@ -50,6 +50,10 @@ GIT_LOG_OPTIONS = (
 )
 """The options of the one `git log`; each one pins what a configuration could otherwise change
 (the author, date and message are never asked of git, so mailmap does not apply)."""
+GIT_LOG_MIN_COMMITS = 4
+"""A walk of fewer commits is diffed by libgit2: at 100k files git's start plus the scoped read's
+diff on a cold tree cache cost more than libgit2's own diffs below about four commits
+(decision 0033, amended)."""
 GIT_LOG_TIMEOUT_S = 120.0
 """A `git log` that has not finished by then is killed and libgit2 answers instead."""
 GIT_LOG_MAX_BYTES = 1 << 31
@@ -90,11 +94,13 @@ def git_changes(
     git: str | None = None,
 ) -> dict[str, list[FileChange]] | None:
     """commit id -> its changes, from one `git log` of exactly ``commits`` (named on its standard
-    input, nothing walked); None when git is not there, fails or does not answer for exactly
-    those commits (then libgit2 answers)."""
+    input, nothing walked); None when there are fewer than GIT_LOG_MIN_COMMITS, or git is not
+    there, fails or does not answer for exactly those commits (then libgit2 answers)."""
+    if len(commits) < max(GIT_LOG_MIN_COMMITS, 1):
+        return None
     exe = shutil.which("git") if git is None else git
     workdir = repo.workdir or repo.path
-    if not exe or not commits or not workdir:
+    if not exe or not workdir:
         return None
     names = [str(c.id) for c in commits]
     found = run_git_log(exe, workdir, names, keep=_keeper(prefix, wanted))
