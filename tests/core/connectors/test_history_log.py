@@ -524,6 +524,13 @@ def test_a_git_that_fails_leaves_the_answer_to_libgit2(tmp_path: Path, script: s
     assert GitFolder(h.root, "backlog").history(None, git=str(tmp_path / "no-such-git")) == expected
 
 
+def test_a_git_that_exits_before_reading_every_name_is_not_waited_for(tmp_path: Path) -> None:
+    h = linear(tmp_path)
+    fake = failing_git(tmp_path, "exec 0<&-; exit 129")  # closes its input: the write fails
+    many = [h.head] * 50_000  # 2 MB of names, more than a pipe holds
+    assert run_git_log(fake, str(h.root), many, lambda p: True) is None
+
+
 def test_a_git_that_names_other_commits_leaves_the_answer_to_libgit2(tmp_path: Path) -> None:
     h = linear(tmp_path)
     first = str(h.repo.revparse_single("HEAD~1").id)
