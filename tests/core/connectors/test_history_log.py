@@ -344,6 +344,29 @@ def test_a_path_that_is_not_utf8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     all_equal(root, monkeypatch)
 
 
+def test_configuration_that_would_change_the_output_is_pinned(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    h = History(tmp_path / "r")
+    h.commit({"backlog/a.md": b"1", "backlog/b.md": b"1", "notes/n.md": b"n"})
+    h.commit({"backlog/a.md": b"2", "backlog/c.md": b"1", "notes/n.md": b"n"})
+    base = h.head
+    h.commit({"backlog/a.md": b"2", "backlog/c.md": b"side", "notes/n.md": b"n"}, parents=[base])
+    side = h.head
+    h.commit({"backlog/a.md": b"3", "backlog/c.md": b"1", "notes/n.md": b"n"}, parents=[base])
+    h.commit({"backlog/a.md": b"3", "backlog/c.md": b"side", "notes/n.md": b"n"},
+             parents=[h.head, side])
+    (h.root / "order").write_text("notes/*\nbacklog/c.md\n")
+    git = git_executable()
+    for key, value in [("log.showSignature", "true"), ("diff.orderFile", str(h.root / "order")),
+                       ("color.ui", "always"), ("log.decorate", "full"), ("core.abbrev", "7"),
+                       ("log.abbrevCommit", "true"), ("format.pretty", "oneline"),
+                       ("log.diffMerges", "combined"), ("diff.external", "false"),
+                       ("diff.relative", "true"), ("log.showRoot", "false"),
+                       ("diff.renames", "copies"), ("log.mailmap", "true")]:
+        subprocess.run([git, "config", key, value], cwd=h.root, check=True)
+    all_equal(h.root, monkeypatch)
+
+
 # -- incremental walks --------------------------------------------------------------------------
 
 def test_an_incremental_walk_from_a_prior_head(tmp_path: Path,
