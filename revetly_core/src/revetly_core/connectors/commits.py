@@ -165,8 +165,9 @@ class CommitsConnector:
 
         subject, body = commit_subject_body(commit.message)
         unreadable: str | None = None
-        files = listed or []
-        if listed is None:
+        if listed is not None:
+            files = listed
+        else:
             try:
                 files = self._files(repo, commit)
             except (pygit2.GitError, KeyError, ValueError) as exc:
