@@ -88,6 +88,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "bench/bench_pass.py", *session.posargs)
     session.run("python", "bench/bench_status.py", *session.posargs)  # issue 18: change detection
     session.run("python", "bench/bench_incremental.py", *session.posargs)  # issue 18
+    session.run("python", "bench/bench_history.py", *session.posargs)  # issue 18: git log vs libgit2
     session.run("python", "bench/bench_reads.py", *session.posargs)
     session.run("python", "bench/bench_phrases.py")  # issue 12: the phrase part, paired at 10k
     session.run("python", "bench/bench_writes.py", *session.posargs)

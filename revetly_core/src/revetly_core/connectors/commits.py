@@ -10,6 +10,7 @@ from typing import Any
 from revetly_core.config import CommitsConnector as CommitsSettings
 from revetly_core.connectors.base import KnownArtifact, Progress, Removal, SourceBatch, no_progress
 from revetly_core.connectors.gittime import commit_subject_body, commit_time
+from revetly_core.connectors.history_log import FileChange, git_changes
 from revetly_core.model import COMMIT_TYPE, Artifact
 
 log = logging.getLogger("revetly.connectors.commits")
@@ -40,6 +41,11 @@ def backfill_state(cursor: dict[str, Any], declared: str | None) -> dict[str, An
         return None
     return {"to": state["to"], "target": state.get("target"),
             "windows_left": int(state.get("windows_left") or 0)}
+
+
+def changed_paths(changes: list[FileChange]) -> list[str]:
+    """A commit's files as the artifact lists them: every path it changed, once, sorted."""
+    return sorted({c.path for c in changes})
 
 
 def commits_source_id(name: str) -> str:
@@ -95,30 +101,21 @@ class CommitsConnector:
         floor_ts = (
             dt.datetime.combine(floor, dt.time(), tzinfo=dt.UTC).timestamp() if floor else None
         )
-        commits = iter(walker)
-        i = 0
-        while True:
+        kept, stopped = self._walk(walker, floor_ts, progress)
+        listed = git_changes(repo, kept)  # every kept commit's files at once, when git is there
+        for commit in kept:
             try:
-                commit = next(commits)
-            except StopIteration:
-                break
-            except (pygit2.GitError, KeyError, ValueError) as exc:
-                note_gap(batch, "history", exc)  # the walk cannot go further back
-                batch.complete = False  # so nothing unseen is taken as removed
-                break
-            if i % 200 == 0:
-                progress(f"read {self.source_id}", i, 0)
-            i += 1
-            if floor_ts is not None and commit.author.time < floor_ts:
-                continue
-            try:
-                a = self._artifact(repo, commit)
+                files = None if listed is None else changed_paths(listed[str(commit.id)])
+                a = self._artifact(repo, commit, files)
             except (pygit2.GitError, KeyError, ValueError) as exc:
                 note_gap(batch, str(commit.id), exc)
                 continue
             if "files_unreadable" in a.metadata:
                 note_gap(batch, a.id, RuntimeError(a.metadata["files_unreadable"]))
             batch.upserts.append(a)
+        if stopped is not None:
+            note_gap(batch, "history", stopped)  # the walk cannot go further back
+            batch.complete = False  # so nothing unseen is taken as removed
         batch.read_count = len(batch.upserts)
         batch.cursor = {"head": str(head), "since": declared, **keep}
         if batch.complete:
@@ -131,6 +128,27 @@ class CommitsConnector:
                     )
         return batch
 
+    def _walk(self, walker: Any, floor_ts: float | None,
+              progress: Progress) -> tuple[list[Any], Exception | None]:
+        """(the walk's commits not older than the floor, why the walk stopped short or None)."""
+        import pygit2
+
+        kept: list[Any] = []
+        commits = iter(walker)
+        i = 0
+        while True:
+            try:
+                commit = next(commits)
+            except StopIteration:
+                return kept, None
+            except (pygit2.GitError, KeyError, ValueError) as exc:
+                return kept, exc
+            if i % 200 == 0:
+                progress(f"read {self.source_id}", i, 0)
+            i += 1
+            if floor_ts is None or commit.author.time >= floor_ts:
+                kept.append(commit)
+
     @staticmethod
     def _older_than(repo: Any, floor_ts: float | None) -> set[str]:
         """Commits reachable from HEAD but older than the floor: unread, never deleted."""
@@ -141,15 +159,19 @@ class CommitsConnector:
         walker = repo.walk(repo.head.target, pygit2.enums.SortMode.TIME)
         return {str(c.id) for c in walker if c.author.time < floor_ts}
 
-    def _artifact(self, repo: Any, commit: Any) -> Artifact:
+    def _artifact(self, repo: Any, commit: Any, listed: list[str] | None = None) -> Artifact:
+        """The commit's artifact; its files are ``listed`` (by git), else libgit2's diff."""
         import pygit2
 
         subject, body = commit_subject_body(commit.message)
         unreadable: str | None = None
-        try:
-            files = self._files(repo, commit)
-        except (pygit2.GitError, KeyError, ValueError) as exc:
-            files, unreadable = [], str(exc)
+        if listed is not None:
+            files = listed
+        else:
+            try:
+                files = self._files(repo, commit)
+            except (pygit2.GitError, KeyError, ValueError) as exc:
+                files, unreadable = [], str(exc)
         at = commit_time(commit)
         metadata: dict[str, Any] = {
             "repository": self.settings.name,
@@ -183,6 +205,7 @@ class CommitsConnector:
 
     @staticmethod
     def _files(repo: Any, commit: Any) -> list[str]:
+        """The paths libgit2's diff against the first parent (or the empty tree) names."""
         if commit.parents:
             diff = repo.diff(commit.parents[0].tree, commit.tree)
         else:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from revetly_core.connectors.base import FileProblem, KnownArtifact, Progress, SourceBatch, no_progress
 from revetly_core.connectors.gittime import commit_subject_body, commit_time
+from revetly_core.connectors.history_log import first_parent_changes, hides_prior
 from revetly_core.connectors.worktree_status import reported_paths
 from revetly_core.fsread import Listing, ReadRefused, display_path, name_problem
 from revetly_core.model import HistoryEntry
@@ -146,10 +147,13 @@ class GitFolder:
             return FileProblem(source_id, display_path(path), "unreadable",
                                f"the file could not be read ({type(exc).__name__}: {exc})", blob)
 
-    def history(self, prior_head: str | None) -> tuple[list[HistoryEntry], bool]:
+    def history(self, prior_head: str | None, *, git: str | None = None,
+                ) -> tuple[list[HistoryEntry], bool]:
         """(entries, complete): one entry per commit that changed a file under the folder.
 
         Only commits after ``prior_head`` when it is still an ancestor (complete is then False).
+        The files each commit changed come from `git log` when git is on PATH, else libgit2
+        (``git`` as in :func:`first_parent_changes`).
         """
         import pygit2
 
@@ -158,52 +162,20 @@ class GitFolder:
             return [], True
         walker = self.repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL
                                 | pygit2.enums.SortMode.REVERSE)
-        complete = True
-        if prior_head:
-            try:
-                if prior_head == head or self.repo.descendant_of(head, prior_head):
-                    walker.hide(prior_head)
-                    complete = False
-            except (pygit2.GitError, ValueError, KeyError):
-                log.info("%s: prior head %s is gone; reading the whole history", self.root,
-                         prior_head)
-        words = {pygit2.enums.DeltaStatus.ADDED: "added",
-                 pygit2.enums.DeltaStatus.MODIFIED: "modified",
-                 pygit2.enums.DeltaStatus.DELETED: "deleted"}
+        incremental = hides_prior(self.repo, walker, head, prior_head)
         entries: list[HistoryEntry] = []
-        for commit in walker:
-            before = self._subtree(commit.parents[0].tree) if commit.parents else None
-            after = self._subtree(commit.tree)
-            if before is not None and after is not None and before.id == after.id:
+        for commit, changes in first_parent_changes(
+                self.repo, list(walker), prefix=self.prefix, wanted=self.wanted, git=git):
+            if not changes:
                 continue
-            if after is None and before is None:
-                continue
-            if before is None:
-                diff = after.diff_to_tree(swap=True)
-            elif after is None:
-                diff = before.diff_to_tree()
-            else:
-                diff = self.repo.diff(before, after)
             at = commit_time(commit)
             subject, _ = commit_subject_body(commit.message)
-            for delta in diff.deltas:
-                change = words.get(delta.status)
-                if change is None:
-                    continue
-                rel = delta.new_file.path if change != "deleted" else delta.old_file.path
-                path = self.prefix + rel
-                if self.wanted(path) and name_problem(path) is None:
-                    entries.append(HistoryEntry(path, at, change, str(commit.id),
-                                                commit.author.name, subject))
-        return entries, complete
-
-    def _subtree(self, tree: Any) -> Any:
-        if not self.prefix:
-            return tree
-        try:
-            return self.repo[tree[self.prefix.rstrip("/")].id]
-        except KeyError:
-            return None
+            revision, author = str(commit.id), commit.author.name
+            for change in changes:
+                if name_problem(change.path) is None:
+                    entries.append(HistoryEntry(change.path, at, change.change, revision,
+                                                author, subject))
+        return entries, not incremental
 
 
 def guarded(source_id: str, path: str, blob: str | None, parse: Callable[..., T], /, *args: Any,

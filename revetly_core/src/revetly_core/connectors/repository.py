@@ -23,6 +23,7 @@ from revetly_core.connectors.base import (
 from revetly_core.connectors.gitfolder import guarded
 from revetly_core.connectors.gittime import commit_subject_body, commit_time
 from revetly_core.connectors.held import HeldView, ListingView, held_lookup, key_of
+from revetly_core.connectors.history_log import DELETED, first_parent_changes, hides_prior
 from revetly_core.connectors.worktree_status import reported_paths
 from revetly_core.fsread import Listing, ReadRefused, display_path, name_problem
 from revetly_core.ids import id_key, is_ascii_id
@@ -407,42 +408,26 @@ class RepositoryConnector:
         if head is None:
             return deletions
         walker = repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
-        if prior_head:
-            try:
-                if repo.descendant_of(head, prior_head) or str(head) == prior_head:
-                    walker.hide(prior_head)
-                    batch.history_complete = False
-            except (pygit2.GitError, ValueError, KeyError):
-                log.info("prior head %s is gone; reading the whole history", prior_head)
+        if hides_prior(repo, walker, str(head), prior_head):
+            batch.history_complete = False
         commits = list(walker)
-        status_word = {
-            pygit2.enums.DeltaStatus.ADDED: "added",
-            pygit2.enums.DeltaStatus.MODIFIED: "modified",
-            pygit2.enums.DeltaStatus.DELETED: "deleted",
-        }
-        for i, commit in enumerate(commits):
+        walk = first_parent_changes(repo, commits, wanted=self._wanted)
+        for i, (commit, changes) in enumerate(walk):
             if i % 100 == 0:
                 progress("read history", i, len(commits))
             at = commit_time(commit)
             subject, _ = commit_subject_body(commit.message)
-            if commit.parents:
-                diff = repo.diff(commit.parents[0].tree, commit.tree)
-            else:
-                diff = commit.tree.diff_to_tree(swap=True)
             revision, author = str(commit.id), commit.author.name  # one copy per commit
-            for delta in diff.deltas:
-                change = status_word.get(delta.status)
-                if change is None:
-                    continue
-                path = delta.new_file.path if change != "deleted" else delta.old_file.path
-                if not self._wanted(path) or name_problem(path) is not None:
+            for change in changes:
+                path = change.path
+                if name_problem(path) is not None:
                     continue  # a name that is not UTF-8 is named by the listing, never stored
                 batch.history.append(HistoryEntry(
-                    artifact_id=path, at=at, change=change, revision=revision,
+                    artifact_id=path, at=at, change=change.change, revision=revision,
                     author=author, summary=subject,
                 ))
-                if change == "deleted":
-                    deletions[path] = _Deletion(at, revision, str(delta.old_file.id))
+                if change.change == DELETED:
+                    deletions[path] = _Deletion(at, revision, change.old_blob)
                 else:
                     deletions.pop(path, None)
         progress("read history", len(commits), len(commits))
