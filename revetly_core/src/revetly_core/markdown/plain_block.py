@@ -52,8 +52,23 @@ def _typing_loader() -> Any:
     return yaml.SafeLoader("")
 
 
+@lru_cache(maxsize=1)
+def _typed_openings() -> frozenset[str] | None:
+    """The first characters PyYAML's implicit resolvers are registered for (a plain scalar
+    opening with any other is text); None when one is registered for every character, or a
+    path resolver is registered."""
+    loader = _typing_loader()
+    resolvers = loader.yaml_implicit_resolvers
+    if None in resolvers or loader.yaml_path_resolvers:
+        return None
+    return frozenset(resolvers)
+
+
 def plain_scalar(text: str) -> Any:
     """The JSON-ready value of a one-line plain scalar, typed as PyYAML types it."""
+    openings = _typed_openings()
+    if openings is not None and text and text[0] not in openings:
+        return text  # no implicit resolver looks at it: PyYAML's default, text
     loader = _typing_loader()
     tag = loader.resolve(yaml.ScalarNode, text, (True, False))
     if tag == _STR:
@@ -119,6 +134,7 @@ def mapping_value(text: str) -> Any:
     return block_scalar(text)
 
 
+@lru_cache(maxsize=1024)
 def plain_key(text: str) -> str:
     """A key as PyYAML types it; a key typed otherwise (``yes``, ``null``) is out of shape."""
     key = plain_scalar(text)
