@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Protocol
 
 from revetly_core.ids import IdFinder, IdKey, id_key, number_width, spell_key
@@ -62,51 +61,41 @@ def mention_phrases(artifact: Artifact) -> list[tuple[str, ...]]:
 
 class TitleIndex:
     """Every mentionable phrase, keyed by its first two tokens (one-token aliases apart): a
-    body is searched for a phrase only when the phrase's opening pair stands in it."""
+    body's token is looked at further only when it and the next one open some phrase."""
 
     def __init__(self) -> None:
         self.by_phrase: dict[tuple[str, ...], set[str]] = {}
         self.singles: set[str] = set()
-        self.by_opening: dict[tuple[str, str], list[tuple[str, set[str]]]] = {}
-        """opening pair -> each phrase opening with it, space-joined and space-padded, with
-        the ids it names (the same set as in by_phrase)."""
-        self.odd: list[tuple[tuple[str, ...], set[str]]] = []
-        """Phrases with an empty token or one holding whitespace: matched token by token."""
+        self.followers: dict[str, dict[str, set[int]]] = {}
+        """first token -> second token -> the lengths of the phrases opening with the two."""
 
     def add(self, artifact_id: str, phrases: Iterable[tuple[str, ...]]) -> None:
         for phrase in phrases:
-            ids = self.by_phrase.get(phrase)
-            if ids is None:
-                ids = self.by_phrase[phrase] = set()
-                if len(phrase) == 1:
-                    self.singles.add(phrase[0])
-                elif not all(tok and tok.split() == [tok] for tok in phrase):
-                    self.odd.append((phrase, ids))
-                else:
-                    self.by_opening.setdefault((phrase[0], phrase[1]), []).append(
-                        (f" {' '.join(phrase)} ", ids))
-            ids.add(artifact_id)
+            self.by_phrase.setdefault(phrase, set()).add(artifact_id)
+            if len(phrase) == 1:
+                self.singles.add(phrase[0])
+            else:
+                seconds = self.followers.setdefault(phrase[0], {})
+                seconds.setdefault(phrase[1], set()).add(len(phrase))
 
     def found_in(self, body_tokens: list[str]) -> set[str]:
-        """Ids of every artifact whose title or alias appears whole in the tokens (as
-        ``tokens`` gives them: none empty, none holding whitespace)."""
+        """Ids of every artifact whose title or alias appears whole in the tokens."""
         found: set[str] = set()
         by_phrase = self.by_phrase
         for tok in self.singles.intersection(body_tokens):
             found.update(by_phrase[(tok,)])
-        for phrase, ids in self.odd:
-            if contains_phrase(body_tokens, phrase):
-                found.update(ids)
-        # only the pairs of neighbours that open some phrase are looked at further, and a
-        # phrase stands whole in the tokens exactly when its padded text is in theirs
-        opened = self.by_opening.keys() & pairwise(body_tokens)
-        if opened:
-            text = f" {' '.join(body_tokens)} "
-            by_opening = self.by_opening
-            for pair in opened:
-                for spelled, ids in by_opening[pair]:
-                    if spelled in text:
-                        found.update(ids)
+        followers = self.followers
+        n = len(body_tokens)
+        # only the places where a phrase could open are looked at further (most words open none)
+        for i in [i for i, tok in enumerate(body_tokens[:-1]) if tok in followers]:
+            lengths = followers[body_tokens[i]].get(body_tokens[i + 1])
+            if lengths is None:
+                continue
+            for length in lengths:
+                if i + length <= n:
+                    hit = by_phrase.get(tuple(body_tokens[i : i + length]))
+                    if hit:
+                        found.update(hit)
         return found
 
 
