@@ -11,9 +11,7 @@ from revetly_core.markdown.criteria import (
     ParsedCriteria,
     criteria_fingerprint,
     criteria_section,
-    may_hold_criteria,
     parse_criteria,
-    scanned_section,
 )
 
 # A criterion: words of printable, non-space characters separated by single spaces. The first
@@ -209,18 +207,3 @@ def test_only_lines_opening_with_a_hash_are_read_as_headings(lines: list[str]) -
     section = criteria_section(body)
     if section is not None:
         assert section[0] - 1 in every
-
-
-def test_a_body_without_a_hash_or_the_headings_first_word_holds_no_criteria() -> None:
-    assert not may_hold_criteria("## Reproduce\n\n- a step\n")
-    assert not may_hold_criteria("Acceptance criteria\n- one\n")
-    assert may_hold_criteria("## ACCEPTANCE criteria\n- one\n")
-
-
-@given(st.lists(st.sampled_from([
-    "## Acceptance criteria", "## acceptance-CRITERIA:", "# Notes", "- one", "```", "text", "",
-    "## Acceptancé criteria", "## Accept criteria", "#acceptance criteria", "plain acceptance",
-]), max_size=10))
-def test_the_prefilter_never_hides_a_criteria_section(lines: list[str]) -> None:
-    body = "\n".join(lines)
-    assert criteria_section(body) == scanned_section(body)

@@ -13,8 +13,6 @@ if TYPE_CHECKING:
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _MARKER = re.compile(r"^\s{0,3}(?:[-*]|\d+[.)])\s+(.*)$")
 _CRITERIA_TITLE = re.compile(r"^acceptance[\s-]+criteria\s*:?$", re.IGNORECASE)
-_CRITERIA_WORD = re.compile(r"acceptance", re.IGNORECASE)
-"""The word every criteria heading opens with, matched as _CRITERIA_TITLE matches it."""
 
 
 @dataclass(frozen=True)
@@ -36,19 +34,8 @@ def criteria_fingerprint(text: str) -> str:
     return hashlib.sha1(norm.encode("utf-8")).hexdigest()[:8]
 
 
-def may_hold_criteria(body: str) -> bool:
-    """False when no line can be a criteria heading: the body has no ``#`` or never spells
-    the heading's first word (so its lines are not scanned one by one)."""
-    return "#" in body and _CRITERIA_WORD.search(body) is not None
-
-
 def criteria_section(body: str) -> tuple[int, int] | None:
     """Line span [start, end) of the last acceptance-criteria section's content, if any."""
-    return scanned_section(body) if may_hold_criteria(body) else None
-
-
-def scanned_section(body: str) -> tuple[int, int] | None:
-    """criteria_section by looking at every line (what the prefilter spares most bodies)."""
     lines = body.splitlines()
     span: tuple[int, int] | None = None
     i = 0
