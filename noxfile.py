@@ -86,6 +86,7 @@ def bench(session: nox.Session) -> None:
     """The read-pass and read benchmarks (sizes after --, e.g. `nox -s bench -- --sizes 100000`)."""
     session.install(*PACKAGES)
     session.run("python", "bench/bench_pass.py", *session.posargs)
+    session.run("python", "bench/bench_pass_parts.py")  # issue 18: the full pass's own parts, 10k
     session.run("python", "bench/bench_status.py", *session.posargs)  # issue 18: change detection
     session.run("python", "bench/bench_incremental.py", *session.posargs)  # issue 18
     session.run("python", "bench/bench_history.py", *session.posargs)  # issue 18: git log vs libgit2

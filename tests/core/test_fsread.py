@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pygit2
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from revetly_core.fsread import (
     Listing,
     ReadRefused,
@@ -16,6 +18,7 @@ from revetly_core.fsread import (
     name_problem,
     read_blob,
     read_file,
+    resolved_under,
 )
 
 
@@ -148,3 +151,30 @@ def test_a_listing_resolves_its_root_once_and_still_refuses_links_out(tmp_path: 
     with pytest.raises(ReadRefused) as info:
         listing.read("out.md", repo, "0" * 40)
     assert info.value.code == "outside-root"
+
+
+_PARTS = st.sampled_from(["a", "b", "f.md", "link-in", "link-out", "loop", "gone", "..", ".", ""])
+
+
+@given(st.lists(_PARTS, min_size=1, max_size=4))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_resolved_under_is_realpath_below_a_real_root(tmp_path: Path, parts: list[str]) -> None:
+    root = tmp_path / "root"
+    if not root.exists():
+        (root / "a" / "b").mkdir(parents=True)
+        (root / "a" / "f.md").write_text("x")
+        (root / "f.md").write_text("x")
+        (root / "a" / "link-in").symlink_to(root / "a" / "b")
+        (root / "link-out").symlink_to(tmp_path)
+        (root / "a" / "loop").symlink_to("loop")
+    real_root = os.path.realpath(root)
+    rel = "/".join(parts)
+    assert resolved_under(real_root, rel) == os.path.realpath(os.path.join(real_root, rel))
+
+
+def test_contained_still_refuses_a_link_out_of_the_root(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "out").symlink_to(tmp_path)
+    with pytest.raises(ReadRefused):
+        contained(root, "out/x.md", os.path.realpath(root))

@@ -45,11 +45,32 @@ def name_problem(path: str) -> ReadRefused | None:
     return None
 
 
+def resolved_under(real_root: str, rel: str) -> str:
+    """``os.path.realpath(os.path.join(real_root, rel))`` for a root that is its own real path:
+    only the parts of ``rel`` are looked at (one ``lstat`` each), and anything but plain names
+    that are no symlinks (a link, ``..``, a missing part) is resolved by ``realpath`` itself."""
+    whole = os.path.join(real_root, rel)
+    if os.name != "posix" or not rel or rel.startswith("/"):
+        return os.path.realpath(whole)
+    path = real_root.rstrip("/")
+    for part in rel.split("/"):
+        if part in ("", ".", ".."):
+            return os.path.realpath(whole)
+        path = f"{path}/{part}"
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            return os.path.realpath(whole)
+        if stat.S_ISLNK(mode):
+            return os.path.realpath(whole)
+    return path
+
+
 def contained(root: Path, rel: str, real_root: str | None = None) -> str:
     """The real path of ``root/rel``, refused when it (or a link on the way) leads out of root
     (``real_root``: root's real path when the caller resolved it once for many files)."""
     real_root = real_root or os.path.realpath(root)
-    real = os.path.realpath(os.path.join(real_root, rel))
+    real = resolved_under(real_root, rel)
     if real != real_root and os.path.commonpath([real_root, real]) != real_root:
         raise ReadRefused(
             "outside-root",

@@ -19,6 +19,7 @@ from revetly_core.store.db import (
     artifact_row,
     row_to_artifact,
 )
+from revetly_core.store.rows import READ_COLUMNS, tuple_to_artifact
 
 T0 = "2024-01-01T00:00:00+00:00"
 T1 = "2024-01-02T00:00:00+00:00"
@@ -571,3 +572,13 @@ def test_all_artifacts_is_artifacts_by_ids_of_every_id(store: Store) -> None:
     scanned = list(store.all_artifacts())
     assert [a.id for a in scanned] == sorted(ids)
     assert scanned == list(store.artifacts_by_ids(sorted(ids)))
+
+
+def test_a_plain_row_reads_back_as_the_named_row_does(store: Store) -> None:
+    a = art(metadata={"withheld": True, "k": [1]}, deleted=True, deleted_at=T1,
+            deleted_clock="found", deleted_note="gone", provenance="mirror",
+            criteria=["one"], criteria_unparsed=True, aliases=["x"])
+    store.upsert_artifacts([a], T0)
+    plain = store.conn.execute(f"SELECT {', '.join(READ_COLUMNS)} FROM artifacts").fetchone()
+    named = store.conn.execute("SELECT * FROM artifacts").fetchone()
+    assert tuple_to_artifact(tuple(plain)) == row_to_artifact(named) == a

@@ -16,6 +16,8 @@ from revetly_core.store.keyword import (
     Backend,
     KeywordIndex,
     KeywordSearcher,
+    analyze,
+    chunk_terms,
     keeps_its_ending,
     population,
     stem,
@@ -233,3 +235,15 @@ def test_phrase_scores_reach_only_rows_holding_the_pair_side_by_side(tmp_path: P
         assert set(scores) == {"STORY-0001"} and scores["STORY-0001"] > 0
         assert s.phrase_scores(pair, ["STORY-0001"], "commits") == {}
         assert s.phrase_scores([], ["STORY-0001"], "records") == {}
+
+
+@given(st.text(alphabet="abzAZ.,;:!?)'\"-_0é*\u0130", min_size=1, max_size=10)
+       | st.text(min_size=1, max_size=10).filter(lambda t: not any(c.isspace() for c in t)))
+@settings(max_examples=2000, deadline=None)
+def test_a_chunks_terms_without_the_regex_are_analyzes_terms(chunk: str) -> None:
+    assert chunk_terms(chunk) == " ".join(analyze(chunk))
+
+
+def test_a_word_with_a_closing_mark_is_its_stemmed_word() -> None:
+    assert chunk_terms("Messages,") == "messag" and chunk_terms("the.") == ""
+    assert chunk_terms("e.g.") == " ".join(analyze("e.g."))

@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from revetly_core.markdown.plain_block import plain_block
 from revetly_core.markdown.safe_yaml import YamlRefused, load_yaml
 from revetly_core.schema import Frontmatter, describe_error
 
@@ -48,7 +49,11 @@ def frontmatter_block(text: str) -> tuple[str, str] | None:
 
 
 def load_mapping(block: str) -> dict[str, Any]:
-    """A frontmatter block loaded by the one safe loader; it must be a mapping (or empty)."""
+    """A frontmatter block loaded by the one safe loader; it must be a mapping (or empty).
+    A block of the common shape is read line by line (`plain_block`), to the same mapping."""
+    plain = plain_block(block)
+    if plain is not None:
+        return plain
     try:
         data = load_yaml(block, first_line=2)
     except YamlRefused as exc:

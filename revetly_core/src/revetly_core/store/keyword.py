@@ -77,6 +77,20 @@ def analyze(text: str) -> list[str]:
     return terms
 
 
+_CLOSERS = frozenset(".,;:!?)'\"")
+"""Marks that end a chunk after its word without being part of any token."""
+
+
+def chunk_terms(chunk: str) -> str:
+    """``" ".join(analyze(chunk))`` for one whitespace-free chunk: a chunk of ASCII letters
+    (and at most one closing mark) is its one word, lowercased and stemmed, without the regex."""
+    word = chunk[:-1] if chunk[-1:] in _CLOSERS else chunk
+    if word.isascii() and word.isalpha():
+        word = word.lower()
+        return stem(word) if len(word) >= MIN_TERM_LENGTH and word not in STOPWORDS else ""
+    return " ".join(analyze(chunk))
+
+
 CHUNK_CACHE_SIZE = 250_000
 """Distinct whitespace-separated chunks an `IndexAnalyzer` remembers the terms of (a bound on
 its memory); past it a chunk is analysed each time it is met."""
@@ -91,7 +105,7 @@ class _ChunkTerms(dict[str, str]):
         self.limit = limit
 
     def __missing__(self, chunk: str) -> str:
-        terms = " ".join(analyze(chunk))
+        terms = chunk_terms(chunk)
         if len(self) < self.limit:
             self[chunk] = terms
         return terms

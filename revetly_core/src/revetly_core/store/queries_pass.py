@@ -9,7 +9,13 @@ from typing import Any
 from revetly_core.connectors.base import KnownArtifact
 from revetly_core.model import COMMIT_TYPE, Artifact
 from revetly_core.store.batches import batches, marks
-from revetly_core.store.rows import ARTIFACT_COLUMNS, row_to_artifact
+from revetly_core.store.rows import (
+    ARTIFACT_COLUMNS,
+    READ_COLUMNS,
+    plain_rows,
+    row_to_artifact,
+    tuple_to_artifact,
+)
 
 COMPARED_COLUMNS = tuple(c for c in ARTIFACT_COLUMNS if c != "ingested_at")
 """Every artifacts column a re-read can change (all but the ingest time)."""
@@ -102,8 +108,9 @@ class PassQueries:
     def all_artifacts(self) -> Iterator[Artifact]:
         """Every held artifact in id order, from one scan (what a full pass re-links): the
         same artifacts, in the same order, as artifacts_by_ids of every id."""
-        for row in self.conn.execute("SELECT * FROM artifacts ORDER BY id"):
-            yield row_to_artifact(row)
+        for row in plain_rows(self.conn, f"SELECT {', '.join(READ_COLUMNS)} FROM artifacts "
+                              "ORDER BY id"):
+            yield tuple_to_artifact(row)
 
     def index_documents(self) -> Iterator[Artifact]:
         """Every held artifact as the keyword index reads it, in id order: id, type, project,

@@ -55,13 +55,20 @@ COMPACT_COLUMNS = (
 """Every artifacts column but the body, which no compact row serves (read as '')."""
 
 
+_METADATA_JSON = {
+    strict: json.JSONEncoder(sort_keys=True, default=str, allow_nan=not strict)
+    for strict in (False, True)
+}
+"""The metadata's encoders, built once (``json.dumps`` with these options builds one a call)."""
+
+
 def artifact_row(a: Artifact, ingested_at: str, *, strict: bool = False) -> tuple[Any, ...]:
     """An Artifact as a row of the artifacts table, in ARTIFACT_COLUMNS order (``strict``: a
     metadata value JSON cannot hold, NaN or an infinity, raises ValueError)."""
     return (
         a.id, a.project, a.type, kind_of(a.type), a.title, a.status, a.parent, a.owner, a.body,
         json.dumps(a.criteria), int(a.criteria_unparsed),
-        json.dumps(a.metadata, sort_keys=True, default=str, allow_nan=not strict),
+        _METADATA_JSON[strict].encode(a.metadata),
         json.dumps(a.aliases),
         a.source, a.source_path, a.source_uri, a.blob, a.created_at, a.source_updated_at,
         ingested_at, int(a.deleted), a.deleted_at, a.deleted_clock, a.deleted_note, a.provenance,
@@ -86,6 +93,30 @@ def row_to_artifact(row: sqlite3.Row) -> Artifact:
         deleted=bool(row["deleted"]), deleted_at=row["deleted_at"],
         deleted_clock=row["deleted_clock"], deleted_note=row["deleted_note"],
         provenance=row["provenance"], aliases=json.loads(row["aliases"]),
+    )
+
+
+READ_COLUMNS = ("id", "type", "title", "source", "project", "body", "status", "parent", "owner",
+                "criteria", "criteria_unparsed", "metadata", "source_path", "source_uri", "blob",
+                "created_at", "source_updated_at", "deleted", "deleted_at", "deleted_clock",
+                "deleted_note", "provenance", "aliases")
+"""The columns an Artifact is read back from, in the order :func:`tuple_to_artifact` takes."""
+
+
+def tuple_to_artifact(row: tuple[Any, ...]) -> Artifact:
+    """A plain row of READ_COLUMNS back as an Artifact (what row_to_artifact builds, without a
+    lookup by name per field: the scans of every artifact)."""
+    (aid, typ, title, source, project, body, status, parent, owner, criteria, unparsed, metadata,
+     source_path, source_uri, blob, created_at, updated_at, deleted, deleted_at, deleted_clock,
+     deleted_note, provenance, aliases) = row
+    return Artifact(
+        id=aid, type=typ, title=title, source=source, project=project, body=body, status=status,
+        parent=parent, owner=owner, criteria=json.loads(criteria),
+        criteria_unparsed=bool(unparsed), metadata=json.loads(metadata),
+        source_path=source_path, source_uri=source_uri, blob=blob, created_at=created_at,
+        source_updated_at=updated_at, deleted=bool(deleted), deleted_at=deleted_at,
+        deleted_clock=deleted_clock, deleted_note=deleted_note, provenance=provenance,
+        aliases=json.loads(aliases),
     )
 
 
