@@ -21,9 +21,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
-import statistics
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,13 +35,10 @@ from revetly_core.connectors.base import SourceBatch
 from revetly_core.connectors.commits import CommitsConnector
 from revetly_core.connectors.repository import RepositoryConnector, tree_cache
 
+sys.path.insert(0, str(Path(__file__).parent))
+import bench_status  # the sibling script: CPU of each way, round after round
+
 BENCH = Path(__file__).resolve().parent
-
-
-def cpu_seconds() -> float:
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def walk(root: Path, prior: str | None, path_env: str) -> Callable[[], Any]:
@@ -115,24 +111,12 @@ def measure_commits(repo_path: Path, rounds: int) -> dict[str, Any]:
 def timed(table: dict[str, Callable[[], Any]], where: str, rounds: int) -> dict[str, Any]:
     """Each way of ``table`` in turn, ``rounds`` times; the ways named alike but for the part
     after the comma must answer alike every round."""
-    timings: dict[str, list[float]] = {name: [] for name in table}
-    sizes: dict[str, int] = {}
-    load_before = os.getloadavg()[0]
-    for _ in range(rounds):
-        answers: dict[str, Any] = {}
-        for name, way in table.items():
-            start = cpu_seconds()
-            answers[name] = way()
-            timings[name].append(cpu_seconds() - start)
-            sizes[name] = len(answers[name][0])
+    def alike(answers: dict[str, Any]) -> None:
         for scope in {name.split(",")[0] for name in table}:
             assert answers[f"{scope}, libgit2"] == answers[f"{scope}, git log"], scope
-    load_after = os.getloadavg()[0]
-    return {
-        "instance": where, "rounds": rounds, "load": [load_before, load_after],
-        "ways": {name: {"cpu_median_s": statistics.median(v), "cpu_min_s": min(v),
-                        "cpu_s": v, "entries": sizes[name]} for name, v in timings.items()},
-    }
+
+    return bench_status.cpu_rounds(table, where, rounds, size_key="entries",
+                                   size_of=lambda answer: len(answer[0]), check=alike)
 
 
 def main() -> None:

@@ -92,6 +92,32 @@ def ways(root: Path) -> dict[str, Callable[[], int]]:
     return out
 
 
+def cpu_rounds(table: dict[str, Callable[[], Any]], where: str, rounds: int, *,
+               size_key: str, size_of: Callable[[Any], int],
+               check: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Each way of ``table`` in turn, ``rounds`` times, so a swing of the load falls on all
+    alike: per way its CPU median, lowest and every round, and ``size_of`` its answer under
+    ``size_key``; ``check`` sees each round's answers."""
+    timings: dict[str, list[float]] = {name: [] for name in table}
+    sizes: dict[str, int] = {}
+    load_before = os.getloadavg()[0]
+    for _ in range(rounds):
+        answers: dict[str, Any] = {}
+        for name, way in table.items():
+            start = cpu_seconds()
+            answers[name] = way()
+            timings[name].append(cpu_seconds() - start)
+            sizes[name] = size_of(answers[name])
+        if check is not None:
+            check(answers)
+    load_after = os.getloadavg()[0]
+    return {
+        "instance": where, "rounds": rounds, "load": [load_before, load_after],
+        "ways": {name: {"cpu_median_s": statistics.median(v), "cpu_min_s": min(v),
+                        "cpu_s": v, size_key: sizes[name]} for name, v in timings.items()},
+    }
+
+
 def measure(root: Path, rounds: int) -> dict[str, Any]:
     has_git = shutil.which("git") is not None
     if has_git:  # the untracked cache lives in the index: write it, and take it out after
@@ -99,25 +125,11 @@ def measure(root: Path, rounds: int) -> dict[str, Any]:
                        env=git_environment(), capture_output=True)
         git_run(root, "-c", "core.untrackedCache=true", "status", "--porcelain", "-z")()
     try:
-        table = ways(root)
-        timings: dict[str, list[float]] = {name: [] for name in table}
-        counts: dict[str, int] = {}
-        load_before = os.getloadavg()[0]
-        for _ in range(rounds):
-            for name, way in table.items():
-                start = cpu_seconds()
-                counts[name] = way()
-                timings[name].append(cpu_seconds() - start)
-        load_after = os.getloadavg()[0]
+        return cpu_rounds(ways(root), str(root), rounds, size_key="answer", size_of=int)
     finally:
         if has_git:
             subprocess.run(["git", "update-index", "--no-untracked-cache"], cwd=root,
                            check=True, env=git_environment(), capture_output=True)
-    return {
-        "instance": str(root), "rounds": rounds, "load": [load_before, load_after],
-        "ways": {name: {"cpu_median_s": statistics.median(v), "cpu_min_s": min(v),
-                        "cpu_s": v, "answer": counts[name]} for name, v in timings.items()},
-    }
 
 
 def main() -> None:
