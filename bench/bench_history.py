@@ -131,11 +131,7 @@ def main() -> None:
     if args.commits_repo is not None:
         report(measure_commits(args.commits_repo, args.rounds), args.rounds,
                args.results_dir / "history-commits.json", str(args.commits_repo))
-    for size in (int(s) for s in args.sizes.split(",") if s):
-        root = args.cache_dir / f"inst-{size}"
-        if not (root / ".git").is_dir():
-            print(f"size {size}: no cached instance at {root}; run bench_pass.py first")
-            continue
+    for size, root in bench_status.cached_instances(args.sizes, args.cache_dir):
         report(measure(root, args.rounds), args.rounds, args.results_dir / f"history-{size}.json",
                f"size {size}")
 

@@ -19,7 +19,7 @@ import resource
 import shutil
 import statistics
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +132,17 @@ def measure(root: Path, rounds: int) -> dict[str, Any]:
                            check=True, env=git_environment(), capture_output=True)
 
 
+def cached_instances(sizes: str, cache_dir: Path) -> Iterator[tuple[int, Path]]:
+    """(size, folder) of each size in ``sizes`` ("10000,100000") whose instance `bench_pass.py`
+    has cached; a size without one is named and skipped."""
+    for size in (int(s) for s in sizes.split(",") if s):
+        root = cache_dir / f"inst-{size}"
+        if not (root / ".git").is_dir():
+            print(f"size {size}: no cached instance at {root}; run bench_pass.py first")
+            continue
+        yield size, root
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000")
@@ -139,11 +150,7 @@ def main() -> None:
     parser.add_argument("--cache-dir", type=Path, default=BENCH / ".cache")
     parser.add_argument("--results-dir", type=Path, default=BENCH / "results")
     args, _ = parser.parse_known_args()  # nox hands every bench the same arguments
-    for size in (int(s) for s in args.sizes.split(",") if s):
-        root = args.cache_dir / f"inst-{size}"
-        if not (root / ".git").is_dir():
-            print(f"size {size}: no cached instance at {root}; run bench_pass.py first")
-            continue
+    for size, root in cached_instances(args.sizes, args.cache_dir):
         result = measure(root, args.rounds)
         print(f"size {size}, {args.rounds} rounds, load {result['load'][0]:.1f} -> "
               f"{result['load'][1]:.1f}")
