@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,8 +27,6 @@ from revetly_core.connectors.worktree_status import reported_paths
 from revetly_core.fsread import Listing, ReadRefused, display_path, name_problem
 from revetly_core.ids import id_key, is_ascii_id
 from revetly_core.model import Artifact, HistoryEntry
-
-log = logging.getLogger("revetly.connectors.repository")
 
 SOURCE_ID = "repository"
 DECLARED_FIELDS = (
