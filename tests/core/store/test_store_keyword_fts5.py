@@ -12,11 +12,13 @@ from revetly_core.model import Artifact
 from revetly_core.store.keyword import IndexAnalyzer, KeywordIndex, analyze, bm25_idf, indexed_text
 from revetly_core.store.keyword_fts5 import (
     DB_FILE,
+    TIE_SLACK,
     Fts5Searcher,
     analysed,
     match_expression,
     phrase_expression,
     quoted,
+    settles_the_ties,
     through_ties,
 )
 from revetly_core.store.keyword_whoosh import analyzer as whoosh_analyzer
@@ -129,6 +131,32 @@ def test_the_rows_through_ties_hold_the_first_limit_by_rank_then_any_key(
     for key in (lambda row: row[0], lambda row: -row[0]):
         expected = sorted(ranked, key=lambda row: (row[1], key(row)))[:limit]
         assert sorted(top, key=lambda row: (row[1], key(row)))[:limit] == expected
+
+
+@given(st.lists(st.integers(min_value=0, max_value=6), max_size=40), st.integers(1, 12),
+       st.integers(0, 8))
+def test_a_bounded_read_that_settles_the_ties_keeps_the_rows_the_whole_ranking_keeps(
+    ranks: list[int], limit: int, slack: int
+) -> None:
+    ranked = sorted(enumerate(float(r) for r in ranks), key=lambda row: row[1])
+    read = limit + slack
+    head = ranked[:read]
+    if settles_the_ties(head, limit, read):
+        assert through_ties(head, limit) == through_ties(ranked, limit)
+    else:  # a tie runs from the limit-th row to the last row read: more may follow
+        assert len(head) == read and head[-1][1] == head[limit - 1][1]
+
+
+def test_a_tie_longer_than_the_slack_reads_the_whole_ranking(tmp_path: Path) -> None:
+    ix = KeywordIndex(tmp_path / "index")
+    twins = [art(f"STORY-{n:04d}", "Twin rows") for n in range(TIE_SLACK + 12, 0, -1)]
+    ix.rebuild([art("STORY-9999", "Twin twin rows"), *twins], len(twins) + 1, revision=1)
+    with ix.searcher() as s:
+        assert isinstance(s, Fts5Searcher)
+        expression = match_expression([[["twin"]]], every=False)
+        answer = s._query_table("terms", expression, 3)
+        assert answer == s._query_table_joined("terms", expression, 3)
+        assert [i for i, _ in answer] == ["STORY-9999", "STORY-0001", "STORY-0002"]
 
 
 def test_a_cut_through_tied_rows_keeps_the_lowest_ids(tmp_path: Path) -> None:

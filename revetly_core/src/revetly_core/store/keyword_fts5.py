@@ -32,6 +32,9 @@ DB_FILE = "keyword.sqlite"
 TOKENIZER = "unicode61 remove_diacritics 0 tokenchars '-._'"
 """Analysed terms keep their '-', '.' and '_' (STORY-012, v2.1, snake_case): one term, one token."""
 BUILD_BATCH = 2_000
+TIE_SLACK = 16
+"""Rows past the limit a ranked query sorts and reads, so that a tie across the cut is seen
+whole (a longer tie reads the whole ranking)."""
 
 TABLES: dict[Population, tuple[str, str]] = {
     "records": ("terms", "vocab"),
@@ -196,16 +199,25 @@ class Fts5Searcher(KeywordSearcher):
     def _query_table(self, table: str, expression: str, limit: int) -> list[tuple[str, float]]:
         """The best `limit` documents by BM25, ties by id: ranked without the id table, then
         only the rows that can make the cut are named (the join of every match is the cost)."""
-        ranked = self._conn.execute(
-            f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? ORDER BY 2",
-            (expression,),
-        )
-        top = through_ties(ranked, limit)
+        top = self._ranked_through_ties(table, expression, limit)
         ids = self._ids_of([rowid for rowid, _ in top])
         if len(ids) < len(top):  # a row without its id (never written so): the joined query
             return self._query_table_joined(table, expression, limit)
         named = sorted((rank, ids[rowid]) for rowid, rank in top)
         return [(i, -float(r)) for r, i in named[:limit]]
+
+    def _ranked_through_ties(self, table: str, expression: str, limit: int) -> list[tuple[int, float]]:
+        """(rowid, BM25) of the first `limit` rows and every row tied with the last of them: a
+        bounded sort of `limit + TIE_SLACK` rows (SQLite keeps only those), the whole ranking
+        only when a tie runs past them."""
+        if limit <= 0:
+            return []
+        ranking = f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? ORDER BY 2"
+        read = limit + TIE_SLACK
+        head = self._conn.execute(ranking + " LIMIT ?", (expression, read)).fetchall()
+        if settles_the_ties(head, limit, read):
+            return through_ties(head, limit)
+        return through_ties(self._conn.execute(ranking, (expression,)), limit)
 
     def phrase_scores(
         self, pairs: list[tuple[str, str]], ids: list[str], population: Population,
@@ -253,6 +265,13 @@ class Fts5Searcher(KeywordSearcher):
             f"WHERE {table} MATCH ? ORDER BY rank, d.id LIMIT ?", (expression, limit),
         ).fetchall()
         return [(str(i), -float(r)) for i, r in rows]
+
+
+def settles_the_ties(head: list[tuple[int, float]], limit: int, read: int) -> bool:
+    """Whether the first `read` rows of a best-first ranking hold its first `limit` rows and
+    every row tied with the last of them: the ranking ended within them, or a row read after
+    the `limit`-th ranks below it."""
+    return len(head) < read or (len(head) > limit and head[-1][1] != head[limit - 1][1])
 
 
 def through_ties(ranked: Iterable[tuple[int, float]], limit: int) -> list[tuple[int, float]]:
