@@ -147,3 +147,11 @@ def test_prose_head_cuts_like_the_whole_prose(body: str, chars: int) -> None:
     whole = text.prose(body)
     assert whole.startswith(head)
     assert text.cut_on_word(head, chars) == text.cut_on_word(whole, chars)
+
+
+@given(st.from_regex(r"[A-Za-z0-9]{1,12}(['’][A-Za-z]{1,4})?", fullmatch=True),
+       st.lists(st.from_regex(r"[a-z0-9]{1,6}", fullmatch=True), max_size=3))
+def test_a_word_whose_stem_is_wanted_begins_as_a_stem_head_says(word: str, others: list[str]) -> None:
+    wanted = frozenset({text.light_stem(word), *others})
+    two, one = text.stem_heads(wanted)
+    assert word[:2] in two or word[:1] in one

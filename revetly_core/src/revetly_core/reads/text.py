@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Callable
 from functools import lru_cache
 from itertools import compress, islice, repeat
-from operator import is_not, methodcaller
+from operator import is_not
 
 from revetly_core.store.stopwords import STOPWORDS
 
@@ -134,25 +133,29 @@ def query_hits(tokens: list[str], wanted: set[str]) -> list[str | None]:
 
     Each distinct token is stemmed once, and only when it begins as a query word does: a stem
     keeps its word's first two letters (`stem_keeps_head`), so no other token can hit."""
-    held = {token: stem for token in filter(_may_stem_to(frozenset(wanted)), set(tokens))
-            if (stem := light_stem(token)) in wanted}
+    two, one = stem_heads(frozenset(wanted))
+    held = {token: stem for token in set(tokens)
+            if (token[:2] in two or token[:1] in one) and (stem := light_stem(token)) in wanted}
     return list(map(held.get, tokens))
 
 
 def query_words_in(text: str, wanted: set[str]) -> int:
     """How many distinct query words a text holds, its words light-stemmed (only the words that
     begin as a query word does can be one, as in `query_hits`)."""
-    candidates = filter(_may_stem_to(frozenset(wanted)), set(_PLAIN_WORD.findall(text)))
-    return len({light_stem(w) for w in candidates} & wanted)
+    two, one = stem_heads(frozenset(wanted))
+    return len({light_stem(w) for w in set(_PLAIN_WORD.findall(text))
+                if w[:2] in two or w[:1] in one} & wanted)
 
 
 @lru_cache(maxsize=256)
-def _may_stem_to(wanted: frozenset[str]) -> Callable[[str], bool]:
-    """A test of whether a word begins as one of the stems does (its first two letters, in any
-    case; the first, for a one-letter stem): the only words whose light stem can be one of them."""
-    heads = {a + b for stem in wanted
-             for a in (stem[:1], stem[:1].upper()) for b in (stem[1:2], stem[1:2].upper())}
-    return methodcaller("startswith", tuple(sorted(h for h in heads if h)))
+def stem_heads(wanted: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """How a word begins when its light stem can be one of these (`stem_keeps_head`): its first
+    two letters, in any case, are a stem's; or its first, for a one-letter stem. Two sets, so
+    each word is tested by two lookups."""
+    two = frozenset(a + b for stem in wanted if len(stem) >= 2
+                    for a in (stem[0], stem[0].upper()) for b in (stem[1], stem[1].upper()))
+    one = frozenset(a for stem in wanted if len(stem) == 1 for a in (stem, stem.upper()))
+    return two, one
 
 
 def stem_keeps_head(word: str) -> bool:
