@@ -6,9 +6,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from revetly_core.ids import id_key
 from revetly_core.model import Artifact, Link
 from revetly_core.store.db import Store
-from revetly_core.store.queries_search import HitRow, LinkTally, NeighbourLink
+from revetly_core.store.queries_search import HitRow, LinkTally, NeighbourLink, family_of_key
+from revetly_core.store.rows import key_text
 
 T0 = "2024-01-01T00:00:00+00:00"
 
@@ -38,10 +42,17 @@ def test_hit_rows_hold_the_columns_the_ranking_reads(store: Store) -> None:
     ], T0)
     rows = store.hit_rows(["STORY-0001", "STORY-0002", "STORY-0404"])
     assert rows == {
-        "STORY-0001": HitRow("STORY-0001", "acme", "story", T0, None, "inferred", False, False),
+        "STORY-0001": HitRow("STORY-0001", "acme", "story", T0, None, "inferred", False, False,
+                             "STORY"),
         "STORY-0002": HitRow("STORY-0002", "acme", "story", None, None, "source-of-record",
-                             True, True),
+                             True, True, "STORY"),
     }
+
+
+@given(st.from_regex(r"[A-Za-z]{1,6}-?[0-9]{1,5}(\.[0-9]{1,2})?|[a-z ]{1,12}", fullmatch=True))
+def test_the_family_of_a_stored_key_is_the_family_of_its_id(artifact_id: str) -> None:
+    key = id_key(artifact_id)
+    assert family_of_key(key_text(artifact_id)) == (None if key is None else key.family)
 
 
 def test_bodies_of_answers_the_held_ids_only(store: Store) -> None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from revetly_core.ids import IdFinder, IdResolver, id_key
+from revetly_core.ids import IdFinder, IdResolver
 from revetly_core.inferred.instance import is_full
 from revetly_core.model import WORK_ITEM_TYPES, Artifact
 from revetly_core.reads import phrases, ranking, retrieval, semantic
@@ -432,7 +432,7 @@ def _rank(config: Config, store: Store, gathered: list[Gathered], query: str) ->
     superseded = store.superseded_among(ids)
     candidates = {
         g.hit.id: ranking.Candidate(
-            g.hit.id, g.hit.type, _family(g.hit.id),
+            g.hit.id, g.hit.type, g.hit.family,
             g.hit.source_updated_at or g.hit.created_at, g.hit.provenance,
             link_counts.get(g.hit.id, 0), g.hit.id in superseded)
         for g in gathered
@@ -482,13 +482,6 @@ def _newest_revisers(store: Store, ids: list[str]) -> dict[str, str]:
         if dst not in best or (created, src) > best[dst]:
             best[dst] = (created, src)
     return {item: note for item, (_, note) in best.items()}
-
-
-@lru_cache(maxsize=65_536)
-def _family(artifact_id: str) -> str | None:
-    """The family of an id (None when it is not id-shaped), kept for the ids hits repeat."""
-    key = id_key(artifact_id)
-    return None if key is None else key.family
 
 
 def _method(g: Gathered, semantic_label: str = "", *, passage: bool = False) -> str:

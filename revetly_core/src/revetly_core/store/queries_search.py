@@ -32,6 +32,13 @@ class HitRow(NamedTuple):
     provenance: str
     deleted: bool
     withheld: bool
+    family: str | None = None
+    """The id's family as the store keyed it (`key_text`), None for an id that is no key."""
+
+
+def family_of_key(key_text: str | None) -> str | None:
+    """The family of a stored id key (``STORY:12`` -> ``STORY``), None when there is none."""
+    return key_text.partition(":")[0] if key_text else None
 
 
 class LinkTally(NamedTuple):
@@ -89,9 +96,10 @@ class SearchQueries:
         for part in batches(ids):
             for r in self.conn.execute(
                 f"SELECT id, project, type, created_at, source_updated_at, provenance, deleted, "
-                f"withheld FROM artifacts WHERE id IN ({marks(part)})", tuple(part),
+                f"withheld, id_key FROM artifacts WHERE id IN ({marks(part)})", tuple(part),
             ):
-                out[r[0]] = HitRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), bool(r[7]))
+                out[r[0]] = HitRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), bool(r[7]),
+                                   family_of_key(r[8]))
         return out
 
     def bodies_of(self, ids: list[str]) -> dict[str, str]:
