@@ -98,3 +98,26 @@ def test_the_link_tally_counts_only_the_methods_it_is_given(store: Store) -> Non
     assert store.declared_link_tally(["B-1"], ("declared",)) == [LinkTally("B-1", "depends_on", 1)]
     assert store.declared_link_tally(["B-1"], ("declared", "inferred")) == [
         LinkTally("B-1", "depends_on", 2)]
+
+
+def test_superseders_and_revising_notes_of_many_ids_are_those_of_each(store: Store) -> None:
+    store.upsert_artifacts([
+        art("STORY-0001"), art("STORY-0002"), art("NOTE-0003", type="note"),
+        art("NOTE-0001", type="note", created_at=T0), art("NOTE-0002", type="note", deleted=True),
+    ], T0)
+    store.state_links([
+        link("NOTE-0001", "STORY-0001", "supersedes", "declared"),
+        link("NOTE-0003", "STORY-0001", "supersedes", "declared"),
+        link("NOTE-0002", "STORY-0001", "supersedes", "declared"),  # a deleted note: not live
+        Link("NOTE-0001", "STORY-0002", "revises", "declared", (("criteria", [1]),)),
+        Link("NOTE-0003", "STORY-0002", "revises", "declared", (("criteria", [2]),)),
+        Link("NOTE-0002", "STORY-0002", "revises", "declared", (("criteria", [3]),)),
+    ], T0)
+    ids = ["STORY-0001", "STORY-0002", "NOTE-0001", "STORY-0404"]
+    assert store.superseders_of(ids) == {
+        i: store.live_superseders(i) for i in ids if store.live_superseders(i)}
+    assert store.superseders_of(ids) == {"STORY-0001": ["NOTE-0001", "NOTE-0003"]}
+    revising = store.revising_notes_of(ids)
+    assert {i: sorted(n) for i, n in revising.items()} == {
+        i: sorted(store.revising_notes(i)) for i in ids if store.revising_notes(i)}
+    assert [n for n, _, _ in revising["STORY-0002"]] == ["NOTE-0001", "NOTE-0003"]

@@ -45,8 +45,14 @@ def criterion_changed(fingerprint: str | None, position: int, criteria: list[str
 
 def revised_by(store: Store, item: Artifact) -> list[Reviser]:
     """One entry per live note declaring it revises the item, newest first, with criterion_changed."""
+    return revisers(item, store.revising_notes(item.id))
+
+
+def revisers(item: Artifact, notes: list[tuple[str, str, str | None]]) -> list[Reviser]:
+    """The revised_by entries of an item from its revising notes (note, link detail JSON,
+    created_at), newest first."""
     entries: list[tuple[str, str, Reviser]] = []
-    for src, detail_text, created in store.revising_notes(item.id):
+    for src, detail_text, created in notes:
         detail = json.loads(detail_text)
         entry: Reviser = {"id": src, "criteria": list(detail.get("criteria", []))}
         fps = detail.get("criteria_fp")
@@ -60,16 +66,34 @@ def revised_by(store: Store, item: Artifact) -> list[Reviser]:
     return [e[2] for e in entries]
 
 
+def carries_revised_by(a: Artifact) -> bool:
+    """Whether a row of this artifact is marked with the notes revising it (a work item's)."""
+    return REVISED_BY_MARK and a.kind == "work-item"
+
+
 def row_marks(store: Store, a: Artifact) -> Marks:
     """Every mark a row of this artifact carries wherever it is served."""
+    notes = store.revising_notes(a.id) if carries_revised_by(a) else []
+    return marks_of(a, superseded_by(store, a.id), notes)
+
+
+def rows_marks(store: Store, artifacts: list[Artifact]) -> dict[str, Marks]:
+    """id -> `row_marks` of each artifact, the supersedes and revises links of all of them read
+    at once (two queries, not two per row)."""
+    superseders = store.superseders_of([a.id for a in artifacts])
+    notes = store.revising_notes_of([a.id for a in artifacts if carries_revised_by(a)])
+    return {a.id: marks_of(a, superseders.get(a.id, []), notes.get(a.id, [])) for a in artifacts}
+
+
+def marks_of(a: Artifact, superseders: list[str], notes: list[tuple[str, str, str | None]]) -> Marks:
+    """The marks of a row from the artifact, the notes superseding it and those revising it."""
     marks = deletion_marks(a)
-    sup = superseded_by(store, a.id)
-    if sup:
-        marks["superseded_by"] = sup
+    if superseders:
+        marks["superseded_by"] = superseders
     if a.provenance != "source-of-record":
         marks["provenance"] = a.provenance
-    if REVISED_BY_MARK and a.kind == "work-item":
-        rev = revised_by(store, a)
+    if carries_revised_by(a):
+        rev = revisers(a, notes)
         if rev:
             marks["revised_by"] = rev
     if a.status == "discarded" and a.metadata.get("discard_reason"):

@@ -15,7 +15,7 @@ from revetly_core.reads import phrases, ranking, retrieval, semantic
 from revetly_core.reads.budget import Cut, fit, read_budget
 from revetly_core.reads.envelope import ProjectScope, check_deleted, envelope, resolve_project
 from revetly_core.reads.inferred import check_inferred
-from revetly_core.reads.marks import row_marks
+from revetly_core.reads.marks import rows_marks
 from revetly_core.reads.search_inferred import add_search_inferred, cut_search_inferred_first
 from revetly_core.reads.search_recipe import (
     RECIPE_METHOD,
@@ -28,7 +28,7 @@ from revetly_core.refusal import Refusal
 from revetly_core.store.stopwords import STOPWORDS
 
 if TYPE_CHECKING:
-    from revetly_core.answers.common import Absent
+    from revetly_core.answers.common import Absent, Marks
     from revetly_core.answers.search import Fact, LinkEntry, Passage, SearchAnswer, SearchArtifact
     from revetly_core.config import Config
     from revetly_core.store.keyword import Alternatives
@@ -341,8 +341,9 @@ def search_context(
     served = [i for i in order[:limit] if i in whole]  # (a row a concurrent pass removed: gone)
     served_set = set(served)
     links = store.neighbour_links_of(served)
-    artifacts = [_artifact_row(store, whole[i], rows[i], links[i], served_set, deleted, scope, label)
-                 for i in served]
+    marks = rows_marks(store, [whole[i] for i in served])
+    artifacts = [_artifact_row(whole[i], rows[i], links[i], marks[i], served_set, deleted, scope,
+                               label) for i in served]
     passages: list[Passage] = []
     for i in served:
         found = best_passage(whole[i].body, words)
@@ -498,7 +499,7 @@ def _method(g: Gathered, semantic_label: str = "", *, passage: bool = False) -> 
 
 
 def _artifact_row(
-    store: Store, a: Artifact, g: Gathered, links: list[NeighbourLink], served: set[str],
+    a: Artifact, g: Gathered, links: list[NeighbourLink], marks: Marks, served: set[str],
     deleted: str | None, scope: ProjectScope, semantic_label: str = "",
 ) -> SearchArtifact:
     row: SearchArtifact = {
@@ -514,5 +515,5 @@ def _artifact_row(
     }
     if scope.multi:
         row["project"] = a.project
-    return {**row, **row_marks(store, a)}
+    return {**row, **marks}
 

@@ -52,6 +52,15 @@ class SearchReads(Protocol):
         """id -> its body, for those of ids the store holds."""
         ...
 
+    def superseders_of(self, ids: list[str]) -> dict[str, list[str]]:
+        """id -> the live, undeleted notes with a supersedes link to it, sorted (ids none
+        supersedes left out)."""
+        ...
+
+    def revising_notes_of(self, ids: list[str]) -> dict[str, list[tuple[str, str, str | None]]]:
+        """id -> (note, link detail JSON, note's created_at) of the live undeleted notes revising it."""
+        ...
+
     def neighbour_links_of(self, ids: list[str]) -> dict[str, list[NeighbourLink]]:
         """id -> the live cites / references / mentions links into or out of it, for each of ids."""
         ...

@@ -110,6 +110,32 @@ class SearchQueries:
                 f"SELECT id, body FROM artifacts WHERE id IN ({marks(part)})", tuple(part)))
         return out
 
+    def superseders_of(self, ids: list[str]) -> dict[str, list[str]]:
+        """id -> the live, undeleted notes with a supersedes link to it, sorted: each id's
+        `live_superseders`, read for all of ids at once (ids none supersedes are left out)."""
+        out: dict[str, list[str]] = {}
+        for part in batches(ids):
+            for dst, src in self.conn.execute(
+                f"SELECT l.dst, l.src FROM links l JOIN artifacts a ON a.id = l.src "
+                f"WHERE l.dst IN ({marks(part)}) AND l.relation='supersedes' "
+                f"AND l.invalid_at IS NULL AND a.deleted=0 ORDER BY l.dst, l.src", tuple(part),
+            ):
+                out.setdefault(dst, []).append(src)
+        return out
+
+    def revising_notes_of(self, ids: list[str]) -> dict[str, list[tuple[str, str, str | None]]]:
+        """id -> (note, link detail JSON, note's created_at) of the live undeleted notes revising
+        it: each id's `revising_notes`, read for all of ids at once (in link order)."""
+        out: dict[str, list[tuple[str, str, str | None]]] = {}
+        for part in batches(ids):
+            for dst, src, detail, created in self.conn.execute(
+                f"SELECT l.dst, l.src, l.detail, a.created_at FROM links l JOIN artifacts a "
+                f"ON a.id = l.src WHERE l.dst IN ({marks(part)}) AND l.relation='revises' "
+                f"AND l.invalid_at IS NULL AND a.deleted=0 ORDER BY l.dst, l.rowid", tuple(part),
+            ):
+                out.setdefault(dst, []).append((src, detail, created))
+        return out
+
     def neighbour_links_of(self, ids: list[str]) -> dict[str, list[NeighbourLink]]:
         """id -> the live cites / references / mentions links into or out of it, for each of ids."""
         wanted = set(ids)
