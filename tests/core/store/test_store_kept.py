@@ -65,3 +65,12 @@ def test_an_absent_database_is_refused_as_not_synced(tmp_path: Path) -> None:
     write_store(db, "STORY-0001")
     assert readers.get().get("STORY-0001") is not None
 
+
+
+def test_a_kept_store_reads_through_a_larger_page_cache(tmp_path: Path) -> None:
+    from revetly_core.store.kept import KEPT_CACHE_KIB
+
+    db = tmp_path / "context.db"
+    write_store(db, "STORY-0001")
+    kept = KeptReaders(db).get()
+    assert kept.conn.execute("PRAGMA cache_size").fetchone()[0] == -KEPT_CACHE_KIB

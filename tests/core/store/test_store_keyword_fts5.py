@@ -12,6 +12,7 @@ from revetly_core.model import Artifact
 from revetly_core.store.keyword import IndexAnalyzer, KeywordIndex, analyze, bm25_idf, indexed_text
 from revetly_core.store.keyword_fts5 import (
     DB_FILE,
+    SEARCH_CACHE_KIB,
     TIE_SLACK,
     Fts5Searcher,
     analysed,
@@ -228,3 +229,11 @@ def test_phrase_scores_are_the_same_looked_up_from_the_pool_or_from_the_matches(
         from_pool = s.phrase_scores(pair, ["STORY-0003", "STORY-0004"], "records")  # 2 ids < 4
     assert set(from_matches) == {"STORY-0003", "STORY-0006", "STORY-0009", "STORY-0012"}
     assert from_pool == {"STORY-0003": from_matches["STORY-0003"]}
+
+
+def test_a_searcher_reads_through_a_larger_page_cache(tmp_path: Path) -> None:
+    ix = KeywordIndex(tmp_path / "index")
+    ix.rebuild(DOCS, len(DOCS), revision=1)
+    with ix.searcher() as s:
+        assert isinstance(s, Fts5Searcher)
+        assert s._conn.execute("PRAGMA cache_size").fetchone()[0] == -SEARCH_CACHE_KIB

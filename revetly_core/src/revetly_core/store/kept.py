@@ -8,6 +8,10 @@ from pathlib import Path
 
 from revetly_core.store.db import SQLiteStore
 
+KEPT_CACHE_KIB = 16_384
+"""The page cache of a kept store's connection, in KiB (SQLite's default is 2,000): search reads
+the hits' rows, links and statements from pages the next search reads again (bounded; filled as
+pages are read)."""
 FileIdentity = tuple[int, int, int]
 """(device, inode, change time) of a database file: another value means the file was replaced
 (a freed inode can be reused by the next file, its change time then differs) or checkpointed."""
@@ -44,6 +48,7 @@ class KeptReaders:
             self._local.kept = None
             kept[1].close()
         store = SQLiteStore(self.path, readonly=True)  # refuses `not-synced` when absent
+        store.conn.execute(f"PRAGMA cache_size = -{KEPT_CACHE_KIB}")
         opened = ident if ident is not None else file_identity(self.path)
         if opened is not None:
             self._local.kept = (opened, store)

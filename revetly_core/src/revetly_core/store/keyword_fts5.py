@@ -32,6 +32,10 @@ DB_FILE = "keyword.sqlite"
 TOKENIZER = "unicode61 remove_diacritics 0 tokenchars '-._'"
 """Analysed terms keep their '-', '.' and '_' (STORY-012, v2.1, snake_case): one term, one token."""
 BUILD_BATCH = 2_000
+SEARCH_CACHE_KIB = 16_384
+"""The page cache of a searcher's connection, in KiB (SQLite's default is 2,000): a kept searcher
+reads the same posting lists and document sizes query after query, and at 10k they outgrow the
+default (allocated as pages are read, so a one-shot search pays nothing for it)."""
 TIE_SLACK = 16
 """Rows past the limit a ranked query sorts and reads, so that a tie across the cut is seen
 whole (a longer tie reads the whole ranking)."""
@@ -176,6 +180,7 @@ class Fts5Searcher(KeywordSearcher):
             raise FileNotFoundError(path)
         self._conn = sqlite3.connect(path, check_same_thread=False)
         self._conn.execute("PRAGMA query_only = 1")
+        self._conn.execute(f"PRAGMA cache_size = -{SEARCH_CACHE_KIB}")
         self.doc_count = int(self._conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0])
 
     def close(self) -> None:
