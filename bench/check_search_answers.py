@@ -7,7 +7,8 @@ marks and facts over the bench's queries on one synced instance.
 
 The queries are those `bench_reads.py` times (`python -m revetly_core.synthetic --dump-queries 50
 --seed 42`, or --gen's); each is answered at limit 10 and at limit 50. The answers are compared
-whole (every key of the payload), after one JSON round trip. Run the old code with its source
+whole (every key of the payload, freshness too: save and compare with no pass in between), after
+one JSON round trip. Run the old code with its source
 first on `PYTHONPATH` (e.g. `git archive BASE revetly_core | tar -x -C /tmp/base`, then
 `PYTHONPATH=/tmp/base/revetly_core/src`). Exits 1 when an answer differs, and names the first
 differing key of each. See bench/README.md.

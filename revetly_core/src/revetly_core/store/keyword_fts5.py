@@ -8,9 +8,9 @@ reads each population's own statistics."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from revetly_core.store.batches import ID_BATCH
 from revetly_core.store.keyword import (
@@ -204,25 +204,32 @@ class Fts5Searcher(KeywordSearcher):
     def _query_table(self, table: str, expression: str, limit: int) -> list[tuple[str, float]]:
         """The best `limit` documents by BM25, ties by id: ranked without the id table, then
         only the rows that can make the cut are named (the join of every match is the cost)."""
-        top = self._ranked_through_ties(table, expression, limit)
-        ids = self._ids_of([rowid for rowid, _ in top])
-        if len(ids) < len(top):  # a row without its id (never written so): the joined query
+        top = self._named_through_ties(table, expression, limit)
+        if any(i is None for _, _, i in top):  # a row without its id (never written so)
             return self._query_table_joined(table, expression, limit)
-        named = sorted((rank, ids[rowid]) for rowid, rank in top)
+        named = sorted((rank, str(i)) for _, rank, i in top)
         return [(i, -float(r)) for r, i in named[:limit]]
 
-    def _ranked_through_ties(self, table: str, expression: str, limit: int) -> list[tuple[int, float]]:
-        """(rowid, BM25) of the first `limit` rows and every row tied with the last of them: a
-        bounded sort of `limit + TIE_SLACK` rows (SQLite keeps only those), the whole ranking
-        only when a tie runs past them."""
+    def _named_through_ties(
+        self, table: str, expression: str, limit: int,
+    ) -> list[tuple[int, float, str | None]]:
+        """(rowid, BM25, id) of the first `limit` rows and every row tied with the last of them:
+        a bounded sort of `limit + TIE_SLACK` rows (SQLite keeps only those), named in the same
+        statement; the whole ranking, named after, only when a tie runs past them."""
         if limit <= 0:
             return []
-        ranking = f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? ORDER BY 2"
         read = limit + TIE_SLACK
-        head = self._conn.execute(ranking + " LIMIT ?", (expression, read)).fetchall()
+        head = self._conn.execute(
+            f"SELECT t.rid, t.rank, d.id FROM (SELECT rowid AS rid, bm25({table}) AS rank "
+            f"FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT ?) t "
+            f"LEFT JOIN docs d ON d.rowid = t.rid ORDER BY t.rank", (expression, read)).fetchall()
         if settles_the_ties(head, limit, read):
             return through_ties(head, limit)
-        return through_ties(self._conn.execute(ranking, (expression,)), limit)
+        top = through_ties(self._conn.execute(
+            f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? ORDER BY 2",
+            (expression,)), limit)
+        ids = self._ids_of([rowid for rowid, _ in top])
+        return [(rowid, rank, ids.get(rowid)) for rowid, rank in top]
 
     def phrase_scores(
         self, pairs: list[tuple[str, str]], ids: list[str], population: Population,
@@ -272,17 +279,21 @@ class Fts5Searcher(KeywordSearcher):
         return [(str(i), -float(r)) for i, r in rows]
 
 
-def settles_the_ties(head: list[tuple[int, float]], limit: int, read: int) -> bool:
+Ranked = TypeVar("Ranked", bound=tuple[Any, ...])
+"""A row of a best-first ranking: its score is its second value."""
+
+
+def settles_the_ties(head: Sequence[tuple[Any, ...]], limit: int, read: int) -> bool:
     """Whether the first `read` rows of a best-first ranking hold its first `limit` rows and
     every row tied with the last of them: the ranking ended within them, or a row read after
     the `limit`-th ranks below it."""
     return len(head) < read or (len(head) > limit and head[-1][1] != head[limit - 1][1])
 
 
-def through_ties(ranked: Iterable[tuple[int, float]], limit: int) -> list[tuple[int, float]]:
+def through_ties(ranked: Iterable[Ranked], limit: int) -> list[Ranked]:
     """The first `limit` rows of a best-first ranking and every row tied with the last of them,
     so that breaking ties by another key afterwards still finds the same first `limit`."""
-    top: list[tuple[int, float]] = []
+    top: list[Ranked] = []
     if limit <= 0:
         return top
     for row in ranked:
