@@ -5,6 +5,7 @@
     python bench/eval_real.py CORPUS_DIR --ablate                    # plus one line per switch
     python bench/eval_real.py CORPUS_DIR --work DIR --json OUT.json  # keep the instances, save numbers
     python bench/eval_real.py CORPUS_DIR --embedding local           # keyword-only, semantic-only, fused
+    python bench/eval_real.py CORPUS_DIR --misses DIR                # per-query ranks, for analysis
     nox -s eval -- CORPUS_DIR ...
 
 A corpus folder holds `corpus/` (a Backlog.md repository with its git history) and `labels/`
@@ -131,9 +132,11 @@ class Labels:
 
 
 def score_sets(
-    search: Callable[[str], list[str]], labels: Labels, families: frozenset[str]
+    search: Callable[[str], list[str]], labels: Labels, families: frozenset[str],
+    ranks: dict[str, list[int | None]] | None = None,
 ) -> dict[str, dict[str, float | int]]:
-    """R@1 / R@5 / MRR per query set for one search function (ids already numbers)."""
+    """R@1 / R@5 / MRR per query set for one search function (ids already numbers); with
+    `ranks`, each set's per-query ranks are kept there too (in the labels' order)."""
     out: dict[str, dict[str, float | int]] = {}
     cache: dict[str, list[str]] = {}
     for name, rows in labels.query_sets():
@@ -144,7 +147,23 @@ def score_sets(
                 cache[query] = search(query)
             ranked.add(cache[query], id_number(r["label"], families))
         out[name] = ranked.row()
+        if ranks is not None:
+            ranks[name] = ranked.ranks
     return out
+
+
+def per_query_rows(
+    labels: Labels, ours: dict[str, list[int | None]], plain: dict[str, list[int | None]],
+) -> list[dict[str, Any]]:
+    """One row per query of each set where Revetly and the plain index differ or Revetly is not
+    first: the query, its label, both ranks (None: outside the ten). For analysis, never committed."""
+    rows: list[dict[str, Any]] = []
+    for name, queries in labels.query_sets():
+        for r, mine, theirs in zip(queries, ours[name], plain[name], strict=True):
+            if mine != 1 or mine != theirs:
+                rows.append({"set": name, "query": r["query"], "label": r["label"],
+                             "revetly": mine, "fts5": theirs})
+    return rows
 
 
 # ------------------------------------------------------------------------------ the plain baseline
@@ -422,20 +441,35 @@ def ablation_switches() -> list[tuple[str, dict[str, float]]]:
 
 
 # ------------------------------------------------------------------------------ report
+def write_misses(path: Path, rows: list[dict[str, Any]]) -> None:
+    """The per-query rows as JSON lines (outside the repository: they hold the corpus's text)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
 def fmt_sets(result: dict[str, dict[str, float | int]]) -> str:
     return "  ".join(f"{name} {r['r1']:.3f}/{r['r5']:.3f}/{r['mrr']:.3f}"
                      for name, r in result.items())
 
 
-def evaluate(folder: Path, work: Path, ablate: bool, embedding: str | None = None) -> dict[str, Any]:
+def evaluate(
+    folder: Path, work: Path, ablate: bool, embedding: str | None = None,
+    misses: Path | None = None,
+) -> dict[str, Any]:
     corpus, labels = folder / "corpus", Labels.read(folder / "labels")
     families = task_families(corpus)
     t0 = time.time()
     engine = open_instance(corpus, work / folder.name / "inst", embedding)
     plain = PlainIndex(plain_items(corpus, families))
     report: dict[str, Any] = {"corpus": str(folder), "plain_items": plain.count}
-    report["fts5"] = score_sets(plain.search, labels, families)
-    report["revetly"] = score_sets(revetly_search(engine, families), labels, families)
+    plain_ranks: dict[str, list[int | None]] = {}
+    our_ranks: dict[str, list[int | None]] = {}
+    report["fts5"] = score_sets(plain.search, labels, families, plain_ranks)
+    report["revetly"] = score_sets(revetly_search(engine, families), labels, families, our_ranks)
+    if misses is not None:
+        write_misses(misses / f"{folder.name}.jsonl", per_query_rows(labels, our_ranks, plain_ranks))
     if labels.c:
         report["paths"] = score_paths(engine, corpus, labels.c, families)
     if labels.d:
@@ -487,6 +521,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, help="where instances are made (kept; synced when there)")
     ap.add_argument("--ablate", action="store_true", help="one line per signal and leg switched")
     ap.add_argument("--json", type=Path, help="also write the numbers here")
+    ap.add_argument("--misses", type=Path, metavar="DIR",
+                    help="write DIR/CORPUS.jsonl: each query Revetly misses or ranks unlike FTS5")
     ap.add_argument("--embedding", choices=("local",),
                     help="declare this [embedding] provider and report the semantic leg")
     args = ap.parse_args(argv)
@@ -498,7 +534,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         work = args.work or Path(tmp)
         reports = []
         for folder in args.corpora:
-            report = evaluate(folder.resolve(), work.resolve(), args.ablate, args.embedding)
+            report = evaluate(folder.resolve(), work.resolve(), args.ablate, args.embedding,
+                              args.misses)
             print_report(report)
             reports.append(report)
     if args.json:

@@ -582,3 +582,12 @@ def test_a_plain_row_reads_back_as_the_named_row_does(store: Store) -> None:
     plain = store.conn.execute(f"SELECT {', '.join(READ_COLUMNS)} FROM artifacts").fetchone()
     named = store.conn.execute("SELECT * FROM artifacts").fetchone()
     assert tuple_to_artifact(tuple(plain)) == row_to_artifact(named) == a
+
+
+def test_index_documents_carry_each_artifacts_labels(store: Store) -> None:
+    store.upsert_artifacts([art("STORY-0001", metadata={"labels": ["mqtt", "heap"]}),
+                            art("STORY-0002", metadata={"labels": "not a list"}),
+                            art("STORY-0003")], T0)
+    docs = {a.id: a.metadata for a in store.index_documents()}
+    assert docs == {"STORY-0001": {"labels": ["mqtt", "heap"]}, "STORY-0002": {"labels": []},
+                    "STORY-0003": {}}

@@ -18,10 +18,14 @@ from revetly_core.store.keyword import (
     KeywordSearcher,
     analyze,
     chunk_terms,
+    dotted_parts,
+    indexed_text,
     keeps_its_ending,
     population,
     stem,
+    topic_words,
 )
+from revetly_core.store.keyword_whoosh import analyzer as whoosh_analyzer
 from whoosh.lang.porter import stem as porter
 
 
@@ -247,3 +251,51 @@ def test_a_chunks_terms_without_the_regex_are_analyzes_terms(chunk: str) -> None
 def test_a_word_with_a_closing_mark_is_its_stemmed_word() -> None:
     assert chunk_terms("Messages,") == "messag" and chunk_terms("the.") == ""
     assert chunk_terms("e.g.") == " ".join(analyze("e.g."))
+
+
+def test_a_dotted_token_has_its_parts_and_a_plain_word_none() -> None:
+    assert dotted_parts("mqttstuff.ino") == ["mqttstuff", "ino"]
+    assert dotted_parts("alpha.24") == ["alpha", "24"]
+    assert dotted_parts("heap") == []
+
+
+def test_a_dotted_token_is_indexed_whole_then_part_by_part() -> None:
+    assert analyze("fix build.py gate") == ["fix", "build.pi", "build", "py", "gate"]
+    assert analyze("v1.4.2 the.end") == ["v1.4.2", "v1", "the.end", "end"]
+
+
+def test_a_file_name_answers_to_each_of_its_words(tmp_path: Path, backend: Backend) -> None:
+    ix = KeywordIndex(tmp_path / "dotted", backend)
+    docs = [art("STORY-0001", "Gate fix", "The regex in evaluate.py misses continuations."),
+            art("STORY-0002", "Evaluation notes", "Nothing about files here.")]
+    ix.rebuild(docs, len(docs), revision=1)
+    assert search(ix, "evaluate.py") == ["STORY-0001"]
+    assert search(ix, "py") == ["STORY-0001"]
+    with ix.searcher() as s:
+        assert set(s.phrase_scores([("evaluate.pi", "evalu")], ["STORY-0001"], "records")) == {
+            "STORY-0001"}
+
+
+@given(st.text(alphabet="abeiloprstyz019 .-_,", min_size=1, max_size=40))
+@settings(max_examples=500, deadline=None)
+def test_whoosh_analyses_a_text_as_analyze_does(text: str) -> None:
+    assert [t.text for t in whoosh_analyzer()(text)] == analyze(text)
+
+
+def test_an_items_labels_are_its_topic_words() -> None:
+    labelled = art("STORY-0001", "Gate", metadata={"labels": ["mqtt", "ha-discovery", 3]})
+    assert topic_words(labelled) == "mqtt ha-discovery"
+    assert topic_words(art("STORY-0002", "Gate")) == ""
+    assert topic_words(art("STORY-0003", "Gate", metadata={"labels": "mqtt"})) == ""
+    hidden = art("STORY-0004", "Gate", metadata={"labels": ["mqtt"], "withheld": True})
+    assert topic_words(hidden) == ""
+    assert indexed_text(labelled).startswith("STORY-0001 Gate mqtt ha-discovery\n")
+
+
+def test_labels_are_indexed_with_the_title(tmp_path: Path, backend: Backend) -> None:
+    ix = KeywordIndex(tmp_path / "labels", backend)
+    docs = [art("STORY-0001", "Drip interval", "Slow it down.", metadata={"labels": ["mqtt"]}),
+            art("STORY-0002", "Mqtt broker", "Retry on mqtt loss."),
+            art("STORY-0003", "Secret", "Hidden.", metadata={"labels": ["mqtt"], "withheld": True})]
+    ix.rebuild(docs, len(docs), revision=1)
+    assert set(search(ix, "mqtt")) == {"STORY-0001", "STORY-0002"}

@@ -23,7 +23,7 @@ from revetly_core.store.stopwords import STOPWORDS
 if TYPE_CHECKING:
     from revetly_core.model import Artifact
 
-INDEX_FORMAT = 5
+INDEX_FORMAT = 6
 """Bumped when what the index holds or how it tokenizes changes: the next pass rebuilds it."""
 TITLE_BOOST = 3
 """How many times the id and title are indexed ahead of the body: a title word weighs three."""
@@ -67,13 +67,21 @@ def _porter_stem(word: str) -> str:
     return str(porter(word))
 
 
+def dotted_parts(word: str) -> list[str]:
+    """The parts of a dotted token (`mqttstuff.ino` -> `mqttstuff`, `ino`), indexed after the
+    whole so a file, module or version name also answers to each of its words; [] without a dot."""
+    return [part for part in word.split(".") if part] if "." in word else []
+
+
 def analyze(text: str) -> list[str]:
-    """Terms as the index holds them: tokens lowercased, stop and one-letter words dropped, stemmed."""
+    """Terms as the index holds them: tokens lowercased, stop and one-letter words dropped, stemmed;
+    a dotted token is followed by its parts (`dotted_parts`)."""
     terms: list[str] = []
     for match in _TOKEN.finditer(text):
         word = match.group().lower()
-        if len(word) >= MIN_TERM_LENGTH and word not in STOPWORDS:
-            terms.append(stem(word))
+        for term in (word, *dotted_parts(word)):
+            if len(term) >= MIN_TERM_LENGTH and term not in STOPWORDS:
+                terms.append(stem(term))
     return terms
 
 
@@ -129,7 +137,7 @@ class IndexAnalyzer:
 
     def indexed(self, a: Artifact) -> str:
         """The analysed terms of indexed_text(a), space-joined (the id and title analysed once)."""
-        head = self.joined(f"{a.id} {a.title}")
+        head = self.joined(f"{a.id} {a.title} {topic_words(a)}")
         body = self.joined("" if a.metadata.get("withheld") else a.body)
         return " ".join(part for part in [head] * TITLE_BOOST + [body] if part)
 
@@ -139,10 +147,21 @@ def population(a: Artifact) -> Population:
     return "commits" if a.type == "commit" else "records"
 
 
+def topic_words(a: Artifact) -> str:
+    """The item's declared labels, space-joined: its topic words, indexed with its title ('' when
+    it has none or is withheld)."""
+    labels = a.metadata.get("labels")
+    if a.metadata.get("withheld") or not isinstance(labels, list):
+        return ""
+    return " ".join(label for label in labels if isinstance(label, str))
+
+
 def indexed_text(a: Artifact) -> str:
-    """What is indexed: the id and title TITLE_BOOST times, then the body (none when withheld)."""
+    """What is indexed: the id, title and labels TITLE_BOOST times, then the body (none when
+    withheld)."""
     body = "" if a.metadata.get("withheld") else a.body
-    return f"{a.id} {a.title}\n" * TITLE_BOOST + body
+    head = " ".join(part for part in (a.id, a.title, topic_words(a)) if part)
+    return f"{head}\n" * TITLE_BOOST + body
 
 
 def bm25_idf(doc_count: int, df: int) -> float:

@@ -36,12 +36,15 @@ INDEX_NAMES: dict[Population, str] = {"records": "MAIN", "commits": "COMMITS"}
 
 
 def analyzer() -> Any:
-    """whoosh's own pipeline for the same analysis as `keyword.analyze` (tokens, stop words, Porter)."""
-    from whoosh.analysis import StemmingAnalyzer
+    """whoosh's own pipeline for the same analysis as `keyword.analyze` (tokens, a dotted token's
+    parts, stop words, Porter)."""
+    from whoosh.analysis import LowercaseFilter, RegexTokenizer, StemFilter, StopFilter
 
+    from revetly_core.store.keyword_whoosh_parts import DottedPartsFilter
     from revetly_core.store.stopwords import STOPWORDS
 
-    return StemmingAnalyzer(expression=TOKEN_PATTERN, stoplist=STOPWORDS)
+    return (RegexTokenizer(expression=TOKEN_PATTERN) | LowercaseFilter() | DottedPartsFilter()
+            | StopFilter(stoplist=STOPWORDS) | StemFilter())
 
 
 def _schema() -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from typing import Any
@@ -24,6 +25,17 @@ LinkKey = tuple[str, str, str, str]
 """(src, dst, relation, method): a link's primary key."""
 
 _KNOWN = "id, source_path, blob, deleted, deleted_at, deleted_clock"
+
+
+def _json_list(value: object) -> list[Any]:
+    """A list json_extract gave back as JSON text; anything else (a scalar, broken text) is []."""
+    if not isinstance(value, str) or not value.startswith("["):
+        return []
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return []
+    return parsed if isinstance(parsed, list) else []
 
 
 def _known(row: tuple[Any, ...]) -> KnownArtifact:
@@ -114,11 +126,15 @@ class PassQueries:
 
     def index_documents(self) -> Iterator[Artifact]:
         """Every held artifact as the keyword index reads it, in id order: id, type, project,
-        title, body and the withheld flag (the other fields are left empty)."""
+        title, body, its labels and the withheld flag (the other fields are left empty)."""
         cur = self.conn.cursor()
         cur.row_factory = None
-        for aid, typ, project, title, body, source, withheld in cur.execute(
-            "SELECT id, type, project, title, body, source, withheld FROM artifacts ORDER BY id"
+        for aid, typ, project, title, body, source, withheld, labels in cur.execute(
+            "SELECT id, type, project, title, body, source, withheld, "
+            "json_extract(metadata, '$.labels') FROM artifacts ORDER BY id"
         ):
+            metadata: dict[str, Any] = {"withheld": True} if withheld else {}
+            if labels is not None:
+                metadata["labels"] = _json_list(labels)
             yield Artifact(id=aid, type=typ, title=title, source=source, project=project,
-                           body=body, metadata={"withheld": True} if withheld else {})
+                           body=body, metadata=metadata)
