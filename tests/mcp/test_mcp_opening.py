@@ -152,3 +152,24 @@ async def test_the_sdks_answer_to_an_early_initialize_is_not_written_again(low: 
     assert "capabilities" in answers[0]["result"]  # the early answer, once
     assert "tools" in answers[1]["result"]  # then the SDK's answers, in order
     assert answers[2]["result"] == {}
+
+
+async def test_an_sdk_answer_unlike_the_early_one_is_said_on_stderr(
+        low: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from revetly_mcp.handshake import EarlyAnswer
+
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    os.write(in_w, INIT_LINE)
+    opening = read_opening(in_r, 1024 * 1024)
+    opening.answered = EarlyAnswer(1, b'{"jsonrpc":"2.0","id":1,"result":{"stale":true}}\n')
+    with os.fdopen(in_r, "rb", buffering=0) as stdin, os.fdopen(out_w, "wb", buffering=0) as stdout:
+        async with anyio.create_task_group() as group:
+            group.start_soon(partial(serve_stdio_guarded, low, low.create_initialization_options(),
+                                     stdin=stdin, stdout=stdout, opening=opening))
+            os.write(in_w, b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n')
+            answers = await anyio.to_thread.run_sync(read_lines, out_r, 1)
+            os.close(in_w)
+    os.close(out_r)
+    assert answers == [{"jsonrpc": "2.0", "id": 2, "result": {}}]  # still not written twice
+    assert "unlike the early answer" in capsys.readouterr().err
