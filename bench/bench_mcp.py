@@ -8,9 +8,10 @@ Instances and their cache are bench_pass.py's (<cache-dir>/inst-<size>/), synced
 bench_reads.py does. Every number is measured side by side in one run, interleaved, so the load
 of a shared machine weighs on both sides of each ratio alike:
 
-- spawn -> initialize answered, with the SDK's own client (stdio_client + ClientSession, the
-  2025-11-25 handshake): `python -m revetly_mcp --instance DIR` beside a bare MCPServer with one
-  tool (the SDK's own floor) and a bare `python -c pass` (the interpreter's), median of --starts;
+- spawn -> initialize answered, and spawn -> the first tools/list answered (sent right after),
+  with the SDK's own client (stdio_client + ClientSession, the 2025-11-25 handshake):
+  `python -m revetly_mcp --instance DIR` beside a bare MCPServer with one tool (the SDK's own
+  floor) and a bare `python -c pass` (the interpreter's), median of --starts;
 - round trips of get_artifact (200 ids) and search_context (50 queries), one call at a time after
   warm-up, each call made three ways in a row: the core call in this process (Surface.call, what
   the server's tool body runs), the SDK client over stdio, and a plain JSON-RPC line client on
@@ -192,9 +193,13 @@ async def sdk_session(inst: Path | None) -> AsyncIterator[tuple[Any, float, int]
         yield session, elapsed, max(pids) if pids else -1
 
 
-async def sdk_start(inst: Path | None) -> float:
-    async with sdk_session(inst) as (_, elapsed, _pid):
-        return elapsed
+async def sdk_start(inst: Path | None) -> tuple[float, float]:
+    """Seconds from spawn to the initialize answer, and to the first tools/list answer (sent
+    right after, as a host does: bounded by the SDK's import, decisions/0038)."""
+    t0 = time.perf_counter()
+    async with sdk_session(inst) as (session, elapsed, _pid):
+        await session.list_tools()
+        return elapsed, time.perf_counter() - t0
 
 
 def interpreter_start() -> float:
@@ -204,22 +209,29 @@ def interpreter_start() -> float:
 
 
 async def measure_starts(inst: Path, runs: int) -> dict[str, Any]:
-    """Spawn -> initialize of revetly-mcp, the SDK's bare server and `python -c pass`, interleaved."""
-    revetly: list[float] = []
-    floor: list[float] = []
+    """Spawn -> initialize answered and spawn -> tools/list answered, of revetly-mcp and of the
+    SDK's bare server, beside `python -c pass`, interleaved."""
+    revetly: list[tuple[float, float]] = []
+    floor: list[tuple[float, float]] = []
     bare: list[float] = []
     load = bench_reads.load_avg()
     for _ in range(runs):
         revetly.append(await sdk_start(inst))
         floor.append(await sdk_start(None))
         bare.append(interpreter_start())
-    med = {k: statistics.median(v) for k, v in (("revetly", revetly), ("sdk_floor", floor),
-                                                ("python", bare))}
-    return {"load_1min": load, "median_s": {k: round(v, 3) for k, v in med.items()},
+    med = {"revetly": statistics.median(r[0] for r in revetly),
+           "sdk_floor": statistics.median(f[0] for f in floor), "python": statistics.median(bare)}
+    listed = {"revetly": statistics.median(r[1] for r in revetly),
+              "sdk_floor": statistics.median(f[1] for f in floor)}
+    return {"load_1min": load, "load_1min_after": bench_reads.load_avg(),
+            "median_s": {k: round(v, 3) for k, v in med.items()},
+            "tools_list_median_s": {k: round(v, 3) for k, v in listed.items()},
             "above_sdk_floor_s": round(med["revetly"] - med["sdk_floor"], 3),
-            "runs_s": {"revetly": [round(s, 3) for s in revetly],
-                       "sdk_floor": [round(s, 3) for s in floor],
-                       "python": [round(s, 3) for s in bare]}}
+            "runs_s": {"revetly": [round(r[0], 3) for r in revetly],
+                       "sdk_floor": [round(f[0], 3) for f in floor],
+                       "python": [round(s, 3) for s in bare]},
+            "tools_list_runs_s": {"revetly": [round(r[1], 3) for r in revetly],
+                                  "sdk_floor": [round(f[1], 3) for f in floor]}}
 
 
 def side_by_side(core: list[float], over: list[float]) -> dict[str, Any]:
@@ -411,7 +423,10 @@ async def measure_memory(inst: Path, ids: list[str], queries: list[str], calls: 
 async def bench_async(inst: Path, ids: list[str], queries: list[str],
                       args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"start_to_initialize": await measure_starts(inst, args.starts)}
-    print(f"  start: {out['start_to_initialize']['median_s']}", flush=True)
+    print(f"  start: initialize {out['start_to_initialize']['median_s']}, tools/list "
+          f"{out['start_to_initialize']['tools_list_median_s']}", flush=True)
+    if args.starts_only:
+        return {**out, "round_trips": None, "memory": None}
     out["round_trips"] = await measure_round_trips(inst, ids, queries)
     for name in ("get_artifact", "search_context"):
         r = out["round_trips"][name]
@@ -435,9 +450,10 @@ def bench_size(size: int, args: argparse.Namespace, gen: bench_pass.Generator,
                            **anyio.run(bench_async, inst, ids, queries, args)}
     trips = out["round_trips"]
     measured = {"start_to_initialize_s": out["start_to_initialize"]["median_s"]["revetly"],
-                "get_artifact_overhead_ms": trips["get_artifact"]["sdk_client"]["overhead_p50_ms"],
+                "get_artifact_overhead_ms":
+                    trips["get_artifact"]["sdk_client"]["overhead_p50_ms"] if trips else None,
                 "search_context_overhead_ms":
-                    trips["search_context"]["sdk_client"]["overhead_p50_ms"],
+                    trips["search_context"]["sdk_client"]["overhead_p50_ms"] if trips else None,
                 "rss_growth_pct": out["memory"]["growth_pct"] if out["memory"] else None}
     out["targets"] = [{"name": k, "value": v, "limit": TARGETS[k], "ok": v <= TARGETS[k]}
                       for k, v in measured.items() if v is not None]
@@ -466,6 +482,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calls", type=int, default=10_000,
                     help="mixed calls of the memory run (0: no memory run)")
     ap.add_argument("--starts", type=int, default=7, help="spawn -> initialize runs of each kind")
+    ap.add_argument("--starts-only", action="store_true",
+                    help="measure only the starts (no round trips, no memory run)")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     ap.add_argument("--against", type=Path, action="append", default=[],
                     help="another checkout served beside this code's server (repeatable): only "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from revetly_mcp.transport import DEFAULT_MAX_FRAME
+from revetly_mcp.frames import DEFAULT_MAX_FRAME
 
 
 def parser() -> argparse.ArgumentParser:
@@ -34,6 +34,6 @@ def main(argv: list[str] | None = None) -> None:
 
         sys.exit(run_http(ns.instance, ns.project, host=ns.host, port=ns.port, path=ns.path,
                           read_only=ns.read_only))
-    from revetly_mcp.server import run
+    from revetly_mcp.launch import run
 
     sys.exit(run(ns.instance, ns.project, ns.max_frame))

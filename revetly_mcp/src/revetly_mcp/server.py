@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from inspect import Parameter, Signature
@@ -27,9 +26,10 @@ from revetly_core.surface import (
     tool_spec,
 )
 
-from revetly_core import Engine, Refusal, __version__
+from revetly_core import Engine, __version__
 from revetly_mcp.core_worker import CoreWorker
 from revetly_mcp.gate import GateRenderer, declaration_of, register_review_app
+from revetly_mcp.handshake import INSTRUCTIONS, SERVER_NAME
 from revetly_mcp.protocol import (
     argument_problem,
     initialize_first_error,
@@ -43,14 +43,6 @@ from revetly_mcp.schemas import answer_or_refusal, payload_text, tool_result
 from revetly_mcp.sdk_seam import lowlevel_server, publish_output_schema_only
 from revetly_mcp.session import Sessions
 from revetly_mcp.transport import DEFAULT_MAX_FRAME, serve_stdio_guarded, strict_id
-
-INSTRUCTIONS = (
-    "Revetly holds this product's backlog, decisions, conversations, delivery records and the "
-    "commits that implement them. Ground before work (search_context, get_artifact, get_scope), "
-    "draft from get_authoring_context, and treat 'awaiting-review' as final for the call: report "
-    "the review_id and stop. Call context_health before trusting an empty answer."
-)
-
 
 ToolBody = Callable[..., Awaitable[CallToolResult | InputRequiredResult]]
 """What answers a registered tool: ``body(name, ctx, **arguments)``."""
@@ -100,7 +92,7 @@ class RevetlyServer:
         self.surface = surface
         self.sessions = Sessions()
         self.worker = CoreWorker()
-        self.mcp = MCPServer("revetly", version=__version__, instructions=INSTRUCTIONS)
+        self.mcp = MCPServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS)
         self.gate = GateRenderer(self)
         self.mcp.middleware.append(self._middleware)
         self._register_tools()
@@ -277,20 +269,8 @@ def serve_stdio(engine: Engine, project: str | None = None,
 
 
 def run(instance: str | None, project: str | None, max_frame: int = DEFAULT_MAX_FRAME) -> int:
-    """Open the instance, bind the project and serve. No instance, or an undeclared project,
-    stops it before it answers anything (one line on stderr, exit status 2); a revetly.toml that
-    does not add up is served as every tool's refusal (one line on stderr, then serving).
-    Shared by `revetly-mcp` and `revetly serve`."""
-    try:
-        surface = Surface.open(instance, project)
-        server = build_server(surface)
-    except Refusal as refusal:
-        sys.stderr.write(f"revetly-mcp: refused ({refusal.code}): {refusal}\n")
-        return 2
-    declaration = surface.declaration_refusal()
-    if declaration is not None:
-        sys.stderr.write(f"revetly-mcp: serving refusals until revetly.toml is fixed: {declaration}\n")
-    low = lowlevel_server(server)
-    anyio.run(lambda: serve_stdio_guarded(low, low.create_initialization_options(),
-                                          max_frame=max_frame, id_rule=strict_id))
-    return 0
+    """`revetly-mcp` and `revetly serve` over stdio: `revetly_mcp.launch.run`, which answers
+    initialize while the SDK loads (decisions/0038)."""
+    from revetly_mcp.launch import run as launch_run
+
+    return launch_run(instance, project, max_frame)

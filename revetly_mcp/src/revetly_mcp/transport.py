@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -20,116 +19,40 @@ import anyio
 import anyio.to_thread
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
-from mcp.types import INVALID_REQUEST, PARSE_ERROR, jsonrpc_message_adapter
+from mcp.types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    JSONRPCError,
+    JSONRPCResponse,
+    jsonrpc_message_adapter,
+)
 from pydantic import ValidationError
 
+from revetly_mcp.frames import (
+    DEFAULT_MAX_FRAME,
+    DRAIN_CHUNK,
+    END,
+    MAX_ID_BYTES,
+    MAX_SAFE_INTEGER,
+    OVERSIZE,
+    FrameSplitter,
+    claimed_stdio,
+    error_response,
+    is_pipe,
+    lenient_id,
+    read_frame,
+    strict_id,
+)
+from revetly_mcp.opening import Opening
 from revetly_mcp.wire_line import message_line
 
-DEFAULT_MAX_FRAME = 1024 * 1024
-"""The longest line (in bytes, newline excluded) the transport reads as one message."""
-
-MAX_SAFE_INTEGER = 2**53 - 1
-MAX_ID_BYTES = 256
-_DRAIN_CHUNK = 64 * 1024
+__all__ = ["DEFAULT_MAX_FRAME", "END", "MAX_ID_BYTES", "MAX_SAFE_INTEGER", "OVERSIZE",
+           "FrameSplitter", "IdRule", "Screen", "error_response", "is_pipe", "is_reply_to",
+           "lenient_id", "nonblocking", "pipe_frames", "read_frame", "screen_frame", "serve_stdio_guarded",
+           "strict_id", "thread_frames", "write_pipe"]
 
 IdRule = Callable[[object], bool]
 Screen = Callable[[dict[str, Any]], dict[str, Any] | None]
-
-
-def lenient_id(value: object) -> bool:
-    """A JSON-RPC id as the protocol allows it: a string or an integer (a bool is neither)."""
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-
-
-def strict_id(value: object) -> bool:
-    """An id a client in any language can echo: a string of ≤ 256 UTF-8 bytes, or a safe integer.
-
-    The one id rule of both servers (engine and governed), whatever transport carries them."""
-    if not lenient_id(value):
-        return False
-    if isinstance(value, str):
-        return len(value.encode("utf-8", "surrogatepass")) <= MAX_ID_BYTES
-    assert isinstance(value, int)
-    return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
-
-
-def error_response(code: int, message: str, request_id: object = None) -> dict[str, Any]:
-    """A JSON-RPC error object answering one line."""
-    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-
-
-OVERSIZE = "oversize"
-END = "end"
-
-
-def read_frame(stream: BinaryIO, max_frame: int) -> bytes | str:
-    """The next line of at most max_frame bytes (newline stripped), or END at end of input.
-
-    A longer line is read through to its newline in bounded chunks and discarded, and OVERSIZE
-    says so; memory never holds more than max_frame + one chunk of it.
-    """
-    line = stream.readline(max_frame + 1)
-    if not line:
-        return END
-    if line.endswith(b"\n"):
-        return line[:-1].rstrip(b"\r")
-    if len(line) <= max_frame:
-        return line  # the last line of the input, without its newline
-    while True:
-        chunk = stream.readline(_DRAIN_CHUNK)
-        if not chunk or chunk.endswith(b"\n"):
-            return OVERSIZE
-
-
-class FrameSplitter:
-    """Cuts the bytes read from a pipe into the frames `read_frame` would read from the same
-    bytes: each line of at most max_frame bytes (newline and trailing CRs stripped), OVERSIZE
-    for a longer one once its newline came, and at the end the last line without a newline.
-    It holds at most max_frame bytes and one chunk: a longer line is dropped as it arrives."""
-
-    def __init__(self, max_frame: int) -> None:
-        self.max_frame = max_frame
-        self._buffer = bytearray()
-        self._discarding = False
-
-    def feed(self, data: bytes) -> list[bytes | str]:
-        """The frames these bytes complete, in order."""
-        frames: list[bytes | str] = []
-        self._buffer += data
-        while True:
-            newline = self._buffer.find(b"\n")
-            if newline < 0:
-                if self._discarding or len(self._buffer) > self.max_frame:
-                    self._buffer.clear()
-                    self._discarding = True
-                return frames
-            if self._discarding or newline > self.max_frame:
-                frames.append(OVERSIZE)
-            else:
-                frames.append(bytes(self._buffer[:newline]).rstrip(b"\r"))
-            del self._buffer[:newline + 1]
-            self._discarding = False
-
-    def held(self) -> int:
-        """How many bytes of an unfinished line it holds."""
-        return len(self._buffer)
-
-    def end(self) -> list[bytes | str]:
-        """What the end of input leaves: a last line without newline (OVERSIZE when it was too
-        long), then END."""
-        last: list[bytes | str] = [OVERSIZE] if self._discarding else (
-            [bytes(self._buffer)] if self._buffer else [])
-        self._buffer.clear()
-        self._discarding = False
-        return [*last, END]
-
-
-def is_pipe(stream: BinaryIO) -> bool:
-    """Whether a stream is a pipe's end, which the event loop can wait on without a thread."""
-    try:
-        return stat.S_ISFIFO(os.fstat(stream.fileno()).st_mode)
-    except (AttributeError, OSError, ValueError):
-        return False
 
 
 @contextmanager
@@ -146,13 +69,18 @@ def nonblocking(fds: list[int]) -> Iterator[None]:
                 os.set_blocking(fd, blocking)
 
 
-async def pipe_frames(fd: int, max_frame: int) -> AsyncIterator[bytes | str]:
+async def pipe_frames(fd: int, max_frame: int,
+                      opening: Opening | None = None) -> AsyncIterator[bytes | str]:
     """The frames of a non-blocking pipe up to its end, read on the event loop (no thread hop
-    per line)."""
-    splitter = FrameSplitter(max_frame)
+    per line); after an opening, its frames first, then the rest of the line it holds."""
+    splitter = FrameSplitter(max_frame) if opening is None else opening.splitter
+    for frame in opening.frames if opening is not None else ():
+        if frame == END:
+            return
+        yield frame
     while True:
         try:
-            data = os.read(fd, _DRAIN_CHUNK)
+            data = os.read(fd, DRAIN_CHUNK)
         except BlockingIOError:
             await anyio.wait_readable(fd)
             continue
@@ -202,30 +130,17 @@ def screen_frame(frame: bytes, id_rule: IdRule) -> tuple[dict[str, Any] | None, 
     return raw, None
 
 
+def is_reply_to(message: object, request_id: int | str) -> bool:
+    """Whether an outgoing message is the response (or error) to the request of that id (the
+    same JSON value: 1 and "1" are different ids)."""
+    if not isinstance(message, JSONRPCResponse | JSONRPCError):
+        return False
+    answered = message.id
+    return type(answered) is type(request_id) and answered == request_id
+
+
 def _dump_line(message: dict[str, Any]) -> bytes:
     return (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-
-
-@contextmanager
-def _claimed_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
-    """The process's stdin/stdout as private binary streams; fd 0 reads /dev/null and fd 1
-    writes to stderr meanwhile, so a stray print never lands on the wire."""
-    wire_in = os.dup(0)
-    wire_out = os.dup(1)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    sys.stdout.flush()
-    os.dup2(devnull, 0)
-    os.dup2(2, 1)
-    os.close(devnull)
-    try:
-        with os.fdopen(wire_in, "rb", closefd=False) as rin, \
-                os.fdopen(wire_out, "wb", closefd=False) as rout:
-            yield rin, rout
-    finally:
-        os.dup2(wire_in, 0)
-        os.dup2(wire_out, 1)
-        os.close(wire_in)
-        os.close(wire_out)
 
 
 async def serve_stdio_guarded(
@@ -237,15 +152,18 @@ async def serve_stdio_guarded(
     screen: Screen | None = None,
     stdin: BinaryIO | None = None,
     stdout: BinaryIO | None = None,
+    opening: Opening | None = None,
 ) -> None:
-    """Serve one connection over stdio (or the given binary streams) until stdin ends."""
+    """Serve one connection over stdio (or the given binary streams) until stdin ends. An
+    opening (frames read off the stdin pipe before the SDK was ready) is served first; when it
+    answered initialize early, the SDK's own answer to that request is not written again."""
     if stdin is None or stdout is None:
-        with _claimed_stdio() as (wire_in, wire_out):
+        with claimed_stdio() as (wire_in, wire_out):
             await _serve(lowlevel_server, initialization_options, max_frame, id_rule, screen,
-                         stdin or wire_in, stdout or wire_out)
+                         stdin or wire_in, stdout or wire_out, opening)
     else:
         await _serve(lowlevel_server, initialization_options, max_frame, id_rule, screen,
-                     stdin, stdout)
+                     stdin, stdout, opening)
 
 
 async def _serve(
@@ -256,6 +174,7 @@ async def _serve(
     screen: Screen | None,
     stdin: BinaryIO,
     stdout: BinaryIO,
+    opening: Opening | None,
 ) -> None:
     in_send: MemoryObjectSendStream[SessionMessage | Exception]
     in_recv: MemoryObjectReceiveStream[SessionMessage | Exception]
@@ -267,6 +186,8 @@ async def _serve(
 
     pipe_in = stdin.fileno() if is_pipe(stdin) else None
     pipe_out = stdout.fileno() if is_pipe(stdout) else None
+    if opening is not None and pipe_in is None:
+        raise ValueError("an opening is read off a pipe, and stdin is not one")
 
     def write_blocking(data: bytes) -> None:
         stdout.write(data)
@@ -282,7 +203,7 @@ async def _serve(
                     await anyio.to_thread.run_sync(write_blocking, data)
 
     async def reader() -> None:
-        frames = (pipe_frames(pipe_in, max_frame) if pipe_in is not None
+        frames = (pipe_frames(pipe_in, max_frame, opening) if pipe_in is not None
                   else thread_frames(stdin, max_frame))
         async with in_send:
             async for frame in frames:
@@ -318,9 +239,17 @@ async def _serve(
         await in_send.send(SessionMessage(message))
 
     async def writer() -> None:
+        early = opening.answered if opening is not None else None
         async with out_recv:
             async for session_message in out_recv:
-                await write(message_line(session_message.message))
+                line = message_line(session_message.message)
+                if early is not None and is_reply_to(session_message.message, early.request_id):
+                    if line != early.line:
+                        sys.stderr.write("revetly-mcp: the SDK answered initialize unlike the "
+                                         "early answer (revetly_mcp.handshake is out of date)\n")
+                    early = None
+                    continue
+                await write(line)
 
     with nonblocking([fd for fd in (pipe_in, pipe_out) if fd is not None]):
         async with anyio.create_task_group() as group:
