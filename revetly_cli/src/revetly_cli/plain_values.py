@@ -43,7 +43,10 @@ _SPACE = " \t\n\r\x0b\x0c"
 
 def parse_integer(text: str) -> int:
     """A whole number as pydantic's lax mode reads it from text: ASCII digits with an optional
-    sign, single underscores between digits, an optional zero fraction, surrounding space ignored."""
+    sign, single underscores between digits, an optional zero fraction, surrounding space ignored.
+
+    One difference is chosen: pydantic-core reads a minus after leading zeros (`0-1` as -1,
+    `00-0` as 0); that text is not a number, and it is refused here."""
     stripped = text.strip(_SPACE)
     if _INTEGER.fullmatch(stripped) is None or stripped.endswith("."):
         raise ValueError(NOT_AN_INTEGER)
