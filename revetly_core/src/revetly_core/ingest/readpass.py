@@ -445,6 +445,13 @@ class SourceWriter:
         self.changed.add(a.id)
 
 
+def times_compared(redated: list[str], changed: set[str], *, full: bool) -> list[str]:
+    """The re-dated ids whose times are compared before and after they are filled: all of them
+    in an incremental pass; in a full pass only those it has not changed already (a full pass
+    re-links and re-indexes every changed id whole, so a moved time adds nothing to them)."""
+    return [i for i in redated if i not in changed] if full else redated
+
+
 def _apply_batch(store: Store, batch: SourceBatch, writer: SourceWriter, changes: PassChanges,
                  *, full: bool) -> None:
     """After a source's artifacts are written: its removals, history, re-dated times and
@@ -468,10 +475,11 @@ def _apply_batch(store: Store, batch: SourceBatch, writer: SourceWriter, changes
     store.add_history(batch.source, batch.history)
     # a file whose history moved (even an edit reverted before this pass) is re-dated
     redated = store.ids_at_paths(batch.source, sorted({e.artifact_id for e in batch.history}))
-    times_before = store.times_of(redated)
+    compared = times_compared(redated, changed, full=full)
+    times_before = store.times_of(compared)
     store.fill_times_from_history(batch.source, sorted(writer.ids | set(redated)))
-    times_after = store.times_of(redated)
-    redone = {i for i in redated if times_before.get(i) != times_after.get(i)}
+    times_after = store.times_of(compared)
+    redone = {i for i in compared if times_before.get(i) != times_after.get(i)}
     changed.update(redone)
     prior_ids.update(redone)  # held before this pass: their index documents are replaced
     store.replace_problems(batch.source, batch.cleared_paths, batch.problems, full=full)
