@@ -358,3 +358,59 @@ def test_the_token_table_remembers_a_bounded_number_of_characters() -> None:
     tokens("".join(chr(c) for c in range(0x4E00, 0x4E00 + 2 * SEPARATORS_HELD)) + " ab1")
     assert len(TOKEN_TABLE) <= SEPARATORS_HELD
     assert tokens("Ünïcode-Wörds 2x") == ["n", "code", "w", "rds", "2x"]
+
+
+def former_found_in(phrases: dict[str, list[tuple[str, ...]]], body: list[str]) -> set[str]:
+    """The title scan before the automaton (main 67507b3): one-token phrases by a set
+    intersection, longer ones by their first two tokens and the lengths behind them."""
+    by_phrase: dict[tuple[str, ...], set[str]] = {}
+    singles: set[str] = set()
+    followers: dict[str, dict[str, set[int]]] = {}
+    for aid, ps in phrases.items():
+        for phrase in ps:
+            by_phrase.setdefault(phrase, set()).add(aid)
+            if len(phrase) == 1:
+                singles.add(phrase[0])
+            else:
+                followers.setdefault(phrase[0], {}).setdefault(phrase[1], set()).add(len(phrase))
+    found: set[str] = set()
+    for tok in singles.intersection(body):
+        found.update(by_phrase[(tok,)])
+    for i in [i for i, tok in enumerate(body[:-1]) if tok in followers]:
+        for length in followers[body[i]].get(body[i + 1], set()):
+            if i + length <= len(body):
+                found.update(by_phrase.get(tuple(body[i:i + length]), set()))
+    return found
+
+
+_SCAN_WORDS = st.sampled_from(["a", "b", "ab", "ba", "a1", "1", "standardise", "on", "the"])
+
+
+@given(st.dictionaries(st.sampled_from([f"STORY-{n}" for n in range(8)]),
+                       st.lists(st.lists(_SCAN_WORDS, min_size=1, max_size=5).map(tuple),
+                                max_size=3),
+                       max_size=8),
+       st.lists(_SCAN_WORDS, max_size=60))
+@settings(max_examples=400, deadline=None)
+def test_the_automaton_scan_finds_what_the_former_scan_found(
+        phrases: dict[str, list[tuple[str, ...]]], body: list[str]) -> None:
+    ix = TitleIndex()
+    for aid, ps in phrases.items():
+        ix.add(aid, ps)
+    assert ix.found_in(body) == former_found_in(phrases, body)
+
+
+def test_a_phrase_added_after_a_scan_is_found_by_the_next() -> None:
+    ix = TitleIndex()
+    ix.add("A", [("checkout", "flow")])
+    assert ix.found_in(tokens("the checkout flow and the payment retry")) == {"A"}
+    ix.add("B", [("payment", "retry")])
+    assert ix.found_in(tokens("the checkout flow and the payment retry")) == {"A", "B"}
+
+
+def test_a_phrase_is_found_only_on_whole_tokens() -> None:
+    ix = TitleIndex()
+    ix.add("A", [("check", "out")])
+    assert ix.found_in(tokens("checkout outcome")) == set()
+    assert ix.found_in(tokens("re-check out")) == {"A"}
+    assert TitleIndex().found_in(tokens("anything")) == set()

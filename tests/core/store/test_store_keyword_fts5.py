@@ -237,3 +237,44 @@ def test_a_searcher_reads_through_a_larger_page_cache(tmp_path: Path) -> None:
     with ix.searcher() as s:
         assert isinstance(s, Fts5Searcher)
         assert s._conn.execute("PRAGMA cache_size").fetchone()[0] == -SEARCH_CACHE_KIB
+
+
+def test_a_fed_build_writes_what_a_rebuild_writes(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlite3
+
+    from revetly_core.store import keyword_fts5
+
+    monkeypatch.setattr(keyword_fts5, "BUILD_BATCH", 2)
+    docs = [art(f"STORY-{n:04d}", f"Title {n}", f"body of story {n} and more") for n in range(7)]
+    whole = KeywordIndex(tmp_path / "whole")
+    whole.rebuild(docs, len(docs), revision=3)
+    fed = KeywordIndex(tmp_path / "fed")
+    build = fed.start_rebuild()
+    assert build is not None
+    for a in docs:
+        build.add(a)
+    fed.finish_rebuild(build, revision=3)
+
+    def rows(ix: KeywordIndex) -> dict[str, list[object]]:
+        conn = sqlite3.connect(ix.directory / DB_FILE)
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        out = {n: sorted(conn.execute(f'SELECT * FROM "{n}"'), key=repr) for n in names}
+        conn.close()
+        return out
+
+    assert rows(fed) == rows(whole)
+    assert fed.revision() == 3
+
+
+def test_an_aborted_fed_build_leaves_the_previous_index_serving(tmp_path: Path) -> None:
+    ix = KeywordIndex(tmp_path / "index")
+    ix.rebuild(DOCS, len(DOCS), revision=1)
+    build = ix.start_rebuild()
+    assert build is not None
+    build.add(art("STORY-0009", "Half"))
+    build.abort()
+    assert ix.revision() == 1
+    assert sorted(p.name for p in ix.directory.iterdir()) == ["REVISION", DB_FILE]
+    with ix.searcher() as s:
+        assert [i for i, _ in s.search([[["payment"]]], 10)] == ["STORY-0001"]

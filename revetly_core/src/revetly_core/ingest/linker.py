@@ -10,6 +10,8 @@ from revetly_core.ids import IdFinder, IdKey, id_key, number_width, spell_key
 from revetly_core.model import COMMIT_TYPE, RELATION_OF_FIELD, Artifact, Link
 
 if TYPE_CHECKING:
+    from ahocorasick_rs import AhoCorasick
+
     from revetly_core.store.db import Store
 
 TOKEN_RUN = re.compile(r"[a-z0-9]+")
@@ -60,43 +62,44 @@ def mention_phrases(artifact: Artifact) -> list[tuple[str, ...]]:
 
 
 class TitleIndex:
-    """Every mentionable phrase, keyed by its first two tokens (one-token aliases apart): a
-    body's token is looked at further only when it and the next one open some phrase."""
+    """Every mentionable phrase, found in a body by one Aho-Corasick automaton over the phrases'
+    space-padded texts (``ahocorasick_rs``, built on the first scan after an addition): a body's
+    tokens are scanned once, in native code, whatever the number of titles."""
 
     def __init__(self) -> None:
         self.by_phrase: dict[tuple[str, ...], set[str]] = {}
-        self.singles: set[str] = set()
-        self.followers: dict[str, dict[str, set[int]]] = {}
-        """first token -> second token -> the lengths of the phrases opening with the two."""
+        self._scan: tuple[AhoCorasick, list[set[str]]] | None = None
 
     def add(self, artifact_id: str, phrases: Iterable[tuple[str, ...]]) -> None:
         for phrase in phrases:
             self.by_phrase.setdefault(phrase, set()).add(artifact_id)
-            if len(phrase) == 1:
-                self.singles.add(phrase[0])
-            else:
-                seconds = self.followers.setdefault(phrase[0], {})
-                seconds.setdefault(phrase[1], set()).add(len(phrase))
+        self._scan = None
 
     def found_in(self, body_tokens: list[str]) -> set[str]:
-        """Ids of every artifact whose title or alias appears whole in the tokens."""
+        """Ids of every artifact whose title or alias appears whole in the tokens (as `tokens`
+        gives them: none holds a space)."""
+        if not self.by_phrase:
+            return set()
+        automaton, owners = self._scan or self._build()
         found: set[str] = set()
-        by_phrase = self.by_phrase
-        for tok in self.singles.intersection(body_tokens):
-            found.update(by_phrase[(tok,)])
-        followers = self.followers
-        n = len(body_tokens)
-        # only the places where a phrase could open are looked at further (most words open none)
-        for i in [i for i, tok in enumerate(body_tokens[:-1]) if tok in followers]:
-            lengths = followers[body_tokens[i]].get(body_tokens[i + 1])
-            if lengths is None:
-                continue
-            for length in lengths:
-                if i + length <= n:
-                    hit = by_phrase.get(tuple(body_tokens[i : i + length]))
-                    if hit:
-                        found.update(hit)
+        for i in {m[0] for m in automaton.find_matches_as_indexes(
+                padded(body_tokens), overlapping=True)}:
+            found.update(owners[i])
         return found
+
+    def _build(self) -> tuple[AhoCorasick, list[set[str]]]:
+        from ahocorasick_rs import AhoCorasick
+
+        phrases = list(self.by_phrase)
+        self._scan = (AhoCorasick([padded(p) for p in phrases]),
+                      [self.by_phrase[p] for p in phrases])
+        return self._scan
+
+
+def padded(tokens: Iterable[str]) -> str:
+    """Tokens joined by single spaces with a space either side: a phrase's padded text stands in
+    a body's exactly where the phrase's tokens stand contiguously among the body's."""
+    return " " + " ".join(tokens) + " "
 
 
 def contains_phrase(body_tokens: list[str], phrase: tuple[str, ...]) -> bool:

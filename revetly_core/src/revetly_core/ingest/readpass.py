@@ -50,7 +50,7 @@ from revetly_core.isotime import iso_utc
 from revetly_core.model import Artifact, Link
 from revetly_core.refusal import Refusal
 from revetly_core.store.db import Store
-from revetly_core.store.keyword import KeywordIndex
+from revetly_core.store.keyword import IndexBuild, KeywordIndex
 from revetly_core.store.known import StoredKnown
 from revetly_core.store.queries_pass import COMPARED_COLUMNS
 from revetly_core.store.rows import ARTIFACT_COLUMNS, artifact_row
@@ -163,6 +163,7 @@ def _run_locked(
     batches: list[tuple[Connector, SourceBatch, str, str]] = []
     failed: list[dict[str, Any]] = []
     reading: tuple[Connector, str] | None = None  # the source being read, for a failed pass
+    feed = start_feed(index, full=full)
     try:
         with store.transaction():
             changes = PassChanges()
@@ -193,7 +194,7 @@ def _run_locked(
             reading = None
             changed, prior_ids, counts = changes.changed, changes.prior_ids, changes.counts
             _state_links_and_statements(store, config, changes, full=full, now=started,
-                                        progress=progress)
+                                        progress=progress, feed=feed)
             revision = store.revision + (1 if (changed or full) else 0)
             store.set_meta("corpus_revision", str(revision))
             store.set_meta("config_fingerprint", fingerprint)
@@ -204,6 +205,7 @@ def _run_locked(
                       for k in ("added", "updated", "deleted")}
             store.end_pass(pass_id, ended, outcome, revision, totals)
     except Exception as exc:
+        feed.drop()
         ended = clock()
         detail = f"{type(exc).__name__}: {exc}"
         log.debug("read pass failed: %s\n%s", detail, traceback.format_exc())
@@ -220,8 +222,19 @@ def _run_locked(
             "pass-failed", f"the read pass failed and CONTEXT still serves revision "
             f"{store.revision}: {detail}", "fix the cause, then run `revetly sync` again",
         ) from exc
+    except BaseException:  # interrupted: the fed index build goes with the pass
+        feed.drop()
+        raise
     batches.clear()  # the pass's artifacts are in the store now: free them before indexing
-    if index_needs_writing(changed, prior_ids, full=full or index_torn):
+    if feed.build is not None:  # the re-link's scan fed a whole new index: swap it in
+        try:
+            index.finish_rebuild(feed.build, revision)
+        except Exception as exc:  # the index is a cache: the next pass sees it torn, rebuilds it
+            log.warning("keyword index update failed (rebuilt on the next pass): %s", exc)
+        total = store.artifact_count()
+        progress("index", total, total)
+        gc.collect()  # a full pass's parsed artifacts go before the steps after it
+    elif index_needs_writing(changed, prior_ids, full=full or index_torn):
         if full or len(changed) > WRITE_CHUNK:  # a big pass's parsed artifacts go first
             gc.collect()
         try:
@@ -445,6 +458,13 @@ class SourceWriter:
         self.changed.add(a.id)
 
 
+def times_compared(redated: list[str], changed: set[str], *, full: bool) -> list[str]:
+    """The re-dated ids whose times are compared before and after they are filled: all of them
+    in an incremental pass; in a full pass only those it has not changed already (a full pass
+    re-links and re-indexes every changed id whole, so a moved time adds nothing to them)."""
+    return [i for i in redated if i not in changed] if full else redated
+
+
 def _apply_batch(store: Store, batch: SourceBatch, writer: SourceWriter, changes: PassChanges,
                  *, full: bool) -> None:
     """After a source's artifacts are written: its removals, history, re-dated times and
@@ -468,10 +488,11 @@ def _apply_batch(store: Store, batch: SourceBatch, writer: SourceWriter, changes
     store.add_history(batch.source, batch.history)
     # a file whose history moved (even an edit reverted before this pass) is re-dated
     redated = store.ids_at_paths(batch.source, sorted({e.artifact_id for e in batch.history}))
-    times_before = store.times_of(redated)
+    compared = times_compared(redated, changed, full=full)
+    times_before = store.times_of(compared)
     store.fill_times_from_history(batch.source, sorted(writer.ids | set(redated)))
-    times_after = store.times_of(redated)
-    redone = {i for i in redated if times_before.get(i) != times_after.get(i)}
+    times_after = store.times_of(compared)
+    redone = {i for i in compared if times_before.get(i) != times_after.get(i)}
     changed.update(redone)
     prior_ids.update(redone)  # held before this pass: their index documents are replaced
     store.replace_problems(batch.source, batch.cleared_paths, batch.problems, full=full)
@@ -480,21 +501,67 @@ def _apply_batch(store: Store, batch: SourceBatch, writer: SourceWriter, changes
 
 
 def _state_links_and_statements(store: Store, config: Config, changes: PassChanges, *,
-                                full: bool, now: str, progress: Progress) -> None:
+                                full: bool, now: str, progress: Progress,
+                                feed: IndexFeed | None = None) -> None:
     """Re-link what the pass touched and re-state the statements of what changed, from one
-    read of the artifacts."""
+    read of the artifacts (a full pass's read also feeds the new keyword index)."""
     changed = changes.changed
     if not changed and not full:  # nothing re-read or removed: no link or statement can move
         return
     stmt_rows: list[tuple[str, str, str, str | None]] = []
+    fed = feed if full and feed is not None and feed.build is not None else None
 
     def state_statements(a: Artifact) -> None:
         if a.id in changed:
             stmt_rows.extend(statement_rows(a))
+        if fed is not None:
+            fed.add(a)
 
     _relink(store, config, changed, changes.old_phrases, full=full, now=now, progress=progress,
             visit=state_statements)
     store.replace_statements(sorted(changed), stmt_rows)
+
+
+def start_feed(index: KeywordIndex, *, full: bool) -> IndexFeed:
+    """A full pass's index build, fed by its re-link (an empty feed for an incremental pass, a
+    backend that cannot be fed, or a build that cannot start: then the index is written after
+    the commit, as before)."""
+    if not full:
+        return IndexFeed(None)
+    try:
+        return IndexFeed(index.start_rebuild())
+    except Exception as exc:
+        log.warning("keyword index build could not start (written after the pass): %s", exc)
+        return IndexFeed(None)
+
+
+class IndexFeed:
+    """A full pass's new keyword index, fed by the re-link's one read of every artifact (in id
+    order, as the index reads them) instead of a second read after the commit. The index is a
+    cache: a build that fails is dropped with a warning and the pass goes on; the next pass
+    finds the index torn and rebuilds it."""
+
+    def __init__(self, build: IndexBuild | None) -> None:
+        self.build = build
+
+    def add(self, a: Artifact) -> None:
+        """Hand one artifact to the build; a failure drops the build, never the pass."""
+        if self.build is None:
+            return
+        try:
+            self.build.add(a)
+        except Exception as exc:
+            log.warning("keyword index build failed (rebuilt on the next pass): %s", exc)
+            self.drop()
+
+    def drop(self) -> None:
+        """Abandon the build (the pass failed, or the build did): the old index stays."""
+        build, self.build = self.build, None
+        if build is not None:
+            try:
+                build.abort()
+            except Exception as exc:
+                log.warning("keyword index build could not be dropped cleanly: %s", exc)
 
 
 def release_written(batch: SourceBatch) -> None:

@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from revetly_core.store.stopwords import STOPWORDS
 
@@ -262,6 +262,19 @@ class IndexBackend(ABC):
         """Whether this backend's files are there at all."""
 
 
+class IndexBuild(Protocol):
+    """A fresh index being written from documents handed over one at a time."""
+
+    def add(self, a: Artifact) -> None:
+        """Take the next document (in id order)."""
+
+    def finish(self) -> None:
+        """Write what is held and put the new index in place of the old."""
+
+    def abort(self) -> None:
+        """Drop the build, leaving the old index as it was."""
+
+
 def backend_for(name: Backend, directory: Path) -> IndexBackend:
     """The backend named in `[index] backend`."""
     if name == "whoosh":
@@ -308,6 +321,22 @@ class FileKeywordIndex:
         """Write a fresh index over every document (the full pass, or a torn index)."""
         self.directory.mkdir(parents=True, exist_ok=True)
         self.backend.rebuild(docs, count)
+        self._set_revision(revision)
+
+    def start_rebuild(self) -> IndexBuild | None:
+        """A rebuild fed one document at a time, in id order, by a caller already reading every
+        document (a full pass's re-link); None when the backend builds only from a whole list
+        (whoosh, which clears its files first)."""
+        from revetly_core.store.keyword_fts5 import Fts5Backend
+
+        if not isinstance(self.backend, Fts5Backend):
+            return None
+        self.directory.mkdir(parents=True, exist_ok=True)
+        return self.backend.start_build()
+
+    def finish_rebuild(self, build: IndexBuild, revision: int) -> None:
+        """Swap a fed rebuild in and stamp the revision (what ``rebuild`` ends with)."""
+        build.finish()
         self._set_revision(revision)
 
     def update(self, changed: list[Artifact], existing: set[str], revision: int) -> None:

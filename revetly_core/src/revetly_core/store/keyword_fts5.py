@@ -93,33 +93,19 @@ class Fts5Backend(IndexBackend):
         return self.path.is_file()
 
     def rebuild(self, docs: Iterable[Artifact], count: int) -> None:
-        tmp = self.directory / (DB_FILE + ".tmp")
-        tmp.unlink(missing_ok=True)
-        conn = sqlite3.connect(tmp)
+        build = self.start_build()
         try:
-            conn.execute("PRAGMA journal_mode = OFF")
-            conn.execute("PRAGMA synchronous = OFF")
-            conn.executescript(_SCHEMA)
-            analyzer = IndexAnalyzer()
-            with conn:
-                for rowid, batch in _numbered_batches(docs):
-                    conn.executemany("INSERT INTO docs VALUES (?, ?, ?, ?)",
-                                     [(rowid + i, a.id, a.type, a.project) for i, a in enumerate(batch)])
-                    for name, (table, _) in TABLES.items():
-                        conn.executemany(
-                            f"INSERT INTO {table} (rowid, text) VALUES (?, ?)",
-                            [(rowid + i, analysed(a, analyzer)) for i, a in enumerate(batch)
-                             if population(a) == name])
-                for table, _ in TABLES.values():
-                    conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
-            conn.execute("PRAGMA journal_mode = WAL")
+            for a in docs:
+                build.add(a)
         except BaseException:
-            conn.close()
-            tmp.unlink(missing_ok=True)
+            build.abort()
             raise
-        conn.close()
-        tmp.replace(self.path)
-        _remove_other_files(self.directory)
+        build.finish()
+
+    def start_build(self) -> Fts5Build:
+        """A fresh index taking its documents one at a time (in id order), swapped in by
+        ``finish``: what ``rebuild`` writes, fed by a caller already reading every document."""
+        return Fts5Build(self)
 
     def update(self, changed: list[Artifact], existing: set[str]) -> None:
         conn = sqlite3.connect(self.path)
@@ -144,18 +130,64 @@ class Fts5Backend(IndexBackend):
         return Fts5Searcher(self.path)
 
 
-def _numbered_batches(docs: Iterable[Artifact]) -> Iterator[tuple[int, list[Artifact]]]:
-    """Documents in batches of BUILD_BATCH, each with the rowid its first document gets."""
-    batch: list[Artifact] = []
-    first = 1
-    for a in docs:
-        batch.append(a)
-        if len(batch) == BUILD_BATCH:
-            yield first, batch
-            first += len(batch)
-            batch = []
-    if batch:
-        yield first, batch
+class Fts5Build:
+    """One rebuild in progress: a temporary database written BUILD_BATCH documents at a time in
+    one transaction (rowids from 1 in the order given), then optimized and swapped in."""
+
+    def __init__(self, backend: Fts5Backend) -> None:
+        self.directory, self.path = backend.directory, backend.path
+        self.tmp = self.directory / (DB_FILE + ".tmp")
+        self.tmp.unlink(missing_ok=True)
+        self.conn = sqlite3.connect(self.tmp)
+        try:
+            self.conn.execute("PRAGMA journal_mode = OFF")
+            self.conn.execute("PRAGMA synchronous = OFF")
+            self.conn.executescript(_SCHEMA)
+        except BaseException:
+            self.abort()
+            raise
+        self.analyzer = IndexAnalyzer()
+        self._batch: list[Artifact] = []
+        self._first = 1
+
+    def add(self, a: Artifact) -> None:
+        """Take one document; every BUILD_BATCH of them are written together."""
+        self._batch.append(a)
+        if len(self._batch) == BUILD_BATCH:
+            self._write()
+
+    def _write(self) -> None:
+        batch, first, analyzer = self._batch, self._first, self.analyzer
+        self.conn.executemany("INSERT INTO docs VALUES (?, ?, ?, ?)",
+                              [(first + i, a.id, a.type, a.project) for i, a in enumerate(batch)])
+        for name, (table, _) in TABLES.items():
+            self.conn.executemany(
+                f"INSERT INTO {table} (rowid, text) VALUES (?, ?)",
+                [(first + i, analysed(a, analyzer)) for i, a in enumerate(batch)
+                 if population(a) == name])
+        self._first += len(batch)
+        self._batch = []
+
+    def finish(self) -> None:
+        """Write the rest, optimize, commit, and swap the new index in for the old."""
+        try:
+            if self._batch:
+                self._write()
+            for table, _ in TABLES.values():
+                self.conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+            self.conn.commit()
+            self.conn.execute("PRAGMA journal_mode = WAL")
+        except BaseException:
+            self.abort()
+            raise
+        self.conn.close()
+        self.tmp.replace(self.path)
+        _remove_other_files(self.directory)
+
+    def abort(self) -> None:
+        """Drop the build: the old index stays as it was."""
+        self.conn.close()
+        self.tmp.unlink(missing_ok=True)
 
 
 def _remove_other_files(directory: Path) -> None:
