@@ -16,7 +16,7 @@ import pytest
 from mcp.types import JSONRPCError, JSONRPCResponse
 from revetly_core.surface import Surface
 from revetly_mcp.frames import END, OVERSIZE
-from revetly_mcp.opening import decides, open_connection, read_opening, write_all
+from revetly_mcp.opening import Opening, decides, open_connection, read_opening, write_all
 from revetly_mcp.sdk_seam import lowlevel_server
 from revetly_mcp.server import build_server
 from revetly_mcp.transport import is_reply_to, pipe_frames, serve_stdio_guarded
@@ -133,6 +133,22 @@ def read_lines(fd: int, count: int) -> list[dict[str, Any]]:
     return [json.loads(line) for line in data.splitlines()[:count]]
 
 
+async def served_after_a_ping(low: Any, opening: Opening, wire_in: tuple[int, int],
+                              wire_out: tuple[int, int], count: int) -> list[dict[str, Any]]:
+    """Serve the opening over real pipes, send a ping (id 2) and read the first count answers;
+    the input is closed after, which ends the serving."""
+    (in_r, in_w), (out_r, out_w) = wire_in, wire_out
+    with os.fdopen(in_r, "rb", buffering=0) as stdin, os.fdopen(out_w, "wb", buffering=0) as stdout:
+        async with anyio.create_task_group() as group:
+            group.start_soon(partial(serve_stdio_guarded, low, low.create_initialization_options(),
+                                     stdin=stdin, stdout=stdout, opening=opening))
+            os.write(in_w, b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n')
+            answers = await anyio.to_thread.run_sync(read_lines, out_r, count)
+            os.close(in_w)
+    os.close(out_r)
+    return answers
+
+
 async def test_the_sdks_answer_to_an_early_initialize_is_not_written_again(low: Any) -> None:
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
@@ -140,14 +156,7 @@ async def test_the_sdks_answer_to_an_early_initialize_is_not_written_again(low: 
              b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n')  # the id used again
     opening = open_connection(in_r, out_w, 1024 * 1024, __version__)
     assert opening.answered is not None
-    with os.fdopen(in_r, "rb", buffering=0) as stdin, os.fdopen(out_w, "wb", buffering=0) as stdout:
-        async with anyio.create_task_group() as group:
-            group.start_soon(partial(serve_stdio_guarded, low, low.create_initialization_options(),
-                                     stdin=stdin, stdout=stdout, opening=opening))
-            os.write(in_w, b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n')
-            answers = await anyio.to_thread.run_sync(read_lines, out_r, 3)
-            os.close(in_w)
-    os.close(out_r)
+    answers = await served_after_a_ping(low, opening, (in_r, in_w), (out_r, out_w), 3)
     assert [a.get("id") for a in answers] == [1, 1, 2]
     assert "capabilities" in answers[0]["result"]  # the early answer, once
     assert "tools" in answers[1]["result"]  # then the SDK's answers, in order
@@ -163,13 +172,6 @@ async def test_an_sdk_answer_unlike_the_early_one_is_said_on_stderr(
     os.write(in_w, INIT_LINE)
     opening = read_opening(in_r, 1024 * 1024)
     opening.answered = EarlyAnswer(1, b'{"jsonrpc":"2.0","id":1,"result":{"stale":true}}\n')
-    with os.fdopen(in_r, "rb", buffering=0) as stdin, os.fdopen(out_w, "wb", buffering=0) as stdout:
-        async with anyio.create_task_group() as group:
-            group.start_soon(partial(serve_stdio_guarded, low, low.create_initialization_options(),
-                                     stdin=stdin, stdout=stdout, opening=opening))
-            os.write(in_w, b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n')
-            answers = await anyio.to_thread.run_sync(read_lines, out_r, 1)
-            os.close(in_w)
-    os.close(out_r)
+    answers = await served_after_a_ping(low, opening, (in_r, in_w), (out_r, out_w), 1)
     assert answers == [{"jsonrpc": "2.0", "id": 2, "result": {}}]  # still not written twice
     assert "unlike the early answer" in capsys.readouterr().err

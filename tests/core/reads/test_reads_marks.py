@@ -2,30 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-from revetly_core.model import Artifact, Link
+from revetly_core.model import Link
 from revetly_core.reads.marks import row_marks, rows_marks
 from revetly_core.store.db import Store
 
+from tests.core.stored import art
+
 T0 = "2024-01-01T00:00:00+00:00"
 T1 = "2024-02-01T00:00:00+00:00"
-
-
-@pytest.fixture()
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "state" / "context.db")
-    yield s
-    s.close()
-
-
-def art(aid: str, **kw: object) -> Artifact:
-    base: dict[str, object] = {"id": aid, "type": "story", "title": f"Title of {aid}",
-                               "source": "repository", "project": "acme", "body": f"Body of {aid}"}
-    base.update(kw)
-    return Artifact(**base)  # type: ignore[arg-type]
 
 
 def test_the_marks_of_many_rows_read_at_once_are_each_row_s_own(store: Store) -> None:

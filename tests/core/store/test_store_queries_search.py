@@ -2,33 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from revetly_core.ids import id_key
-from revetly_core.model import Artifact, Link
+from revetly_core.model import Link
 from revetly_core.store.db import Store
 from revetly_core.store.queries_search import HitRow, LinkTally, NeighbourLink, family_of_key
 from revetly_core.store.rows import key_text
 
+from tests.core.stored import art
+
 T0 = "2024-01-01T00:00:00+00:00"
-
-
-@pytest.fixture()
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "state" / "context.db")
-    yield s
-    s.close()
-
-
-def art(aid: str, **kw: object) -> Artifact:
-    base: dict[str, object] = {"id": aid, "type": "story", "title": f"Title of {aid}",
-                               "source": "repository", "project": "acme", "body": f"Body of {aid}"}
-    base.update(kw)
-    return Artifact(**base)  # type: ignore[arg-type]
 
 
 def link(src: str, dst: str, relation: str, method: str = "explicit-ref") -> Link:
