@@ -261,6 +261,11 @@ class IndexBackend(ABC):
     def present(self) -> bool:
         """Whether this backend's files are there at all."""
 
+    def start_build(self) -> IndexBuild | None:
+        """A rebuild fed one document at a time, in id order; None when the backend builds only
+        from a whole list (whoosh, which clears its files first)."""
+        return None
+
 
 class IndexBuild(Protocol):
     """A fresh index being written from documents handed over one at a time."""
@@ -325,12 +330,7 @@ class FileKeywordIndex:
 
     def start_rebuild(self) -> IndexBuild | None:
         """A rebuild fed one document at a time, in id order, by a caller already reading every
-        document (a full pass's re-link); None when the backend builds only from a whole list
-        (whoosh, which clears its files first)."""
-        from revetly_core.store.keyword_fts5 import Fts5Backend
-
-        if not isinstance(self.backend, Fts5Backend):
-            return None
+        document (a full pass's re-link); None when the backend cannot be fed (`start_build`)."""
         self.directory.mkdir(parents=True, exist_ok=True)
         return self.backend.start_build()
 
